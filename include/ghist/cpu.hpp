@@ -1,0 +1,147 @@
+// The CPU backend: the same generalized histogram on host memory, multi-threaded. It is the reference of every GPU
+// test and the CLI's fallback when no GPU is present.
+//
+// Threads split the input into equal contiguous parts, each folds its part into a private sub-histogram (or, when
+// threads x H sub-histograms would not fit the memory budget, each thread owns a range of bins and scans the whole
+// input), and the sub-histograms are folded in thread order. The result is therefore the same for a given thread
+// count for every operator, and the same for every thread count for integer and bitwise operators.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "ghist/binning.hpp"
+#include "ghist/error.hpp"
+#include "ghist/operators.hpp"
+#include "ghist/options.hpp"
+#include "ghist/update.hpp"
+
+namespace ghist::cpu {
+
+/// Threads used when the caller passes 0: the hardware's, at most 64.
+inline int default_threads() {
+  unsigned hw = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(hw == 0 ? 1u : hw, 1u, 64u));
+}
+
+namespace detail {
+
+// Private sub-histograms beyond this many bytes in total switch to the bin-range split (no extra memory).
+inline constexpr std::size_t sub_histogram_budget_bytes = std::size_t(1) << 30;
+// Below this many inputs per thread, threads cost more than they save.
+inline constexpr std::int64_t min_inputs_per_thread = 1 << 16;
+
+template <class UpdateAt, class Op>
+void run(std::int64_t n, UpdateAt update_at, Op op, typename Op::value_type* dest, std::int64_t num_bins, mode how,
+         int threads) {
+  using T = typename Op::value_type;
+  if (num_bins <= 0) throw error("num_bins must be > 0, got " + std::to_string(num_bins));
+  if (n < 0) throw error("n must be >= 0, got " + std::to_string(n));
+  if (dest == nullptr) throw error("dest is null");
+  if (threads < 0) throw error("threads must be >= 0, got " + std::to_string(threads));
+  if (how == mode::overwrite) std::fill(dest, dest + num_bins, Op::identity());
+  if (n == 0) return;
+
+  int t = threads == 0 ? default_threads() : threads;
+  t = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(t, n / min_inputs_per_thread)));
+  auto fold_range = [&](std::int64_t begin, std::int64_t end, T* hist, std::int64_t bin_lo, std::int64_t bin_hi) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      bin_update<T> u = update_at(i);
+      if (u.bin >= bin_lo && u.bin < bin_hi) hist[u.bin - bin_lo] = op(hist[u.bin - bin_lo], u.value);
+    }
+  };
+  if (t == 1) {
+    fold_range(0, n, dest, 0, num_bins);
+    return;
+  }
+  std::vector<std::thread> pool;
+  if (static_cast<std::size_t>(t) * static_cast<std::size_t>(num_bins) * sizeof(T) <= sub_histogram_budget_bytes) {
+    std::vector<std::vector<T>> subs(t);
+    for (int k = 0; k < t; ++k) {
+      pool.emplace_back([&, k] {
+        subs[k].assign(num_bins, Op::identity());
+        fold_range(n * k / t, n * (k + 1) / t, subs[k].data(), 0, num_bins);
+      });
+    }
+    for (auto& th : pool) th.join();
+    for (int k = 0; k < t; ++k)
+      for (std::int64_t b = 0; b < num_bins; ++b) dest[b] = op(dest[b], subs[k][b]);
+  } else {
+    // Each thread owns a range of bins and applies, in input order, only the updates that fall in it.
+    for (int k = 0; k < t; ++k) {
+      pool.emplace_back([&, k] {
+        std::int64_t lo = num_bins * k / t, hi = num_bins * (k + 1) / t;
+        fold_range(0, n, dest + lo, lo, hi);
+      });
+    }
+    for (auto& th : pool) th.join();
+  }
+}
+
+}  // namespace detail
+
+/// dest[f(input[i]).bin] (+)= f(input[i]).value for i in [0, n). f: (const In&) -> bin_update<T>.
+/// Out-of-range bins are ignored. threads = 0 uses default_threads(). Throws ghist::error on bad arguments.
+template <class In, class BinFn, class Op>
+void generalized_histogram(const In* input, std::int64_t n, BinFn f, Op op, typename Op::value_type* dest,
+                           std::int64_t num_bins, mode how = mode::overwrite, int threads = 0) {
+  if (input == nullptr && n > 0) throw error("input is null with n = " + std::to_string(n) + " > 0");
+  detail::run(n, [&](std::int64_t i) { return f(input[i]); }, op, dest, num_bins, how, threads);
+}
+
+/// dest[f(i).bin] (+)= f(i).value for i in [0, n). f: (std::int64_t) -> bin_update<T>.
+template <class BinFn, class Op>
+void generalized_histogram_indexed(std::int64_t n, BinFn f, Op op, typename Op::value_type* dest,
+                                   std::int64_t num_bins, mode how = mode::overwrite, int threads = 0) {
+  detail::run(n, f, op, dest, num_bins, how, threads);
+}
+
+/// Counts of samples in num_bins even bins over [lower, upper) (binning.hpp gives the exact semantics).
+template <class Sample, class Count>
+void histogram_even(const Sample* samples, std::int64_t n, Count* hist, std::int64_t num_bins, Sample lower,
+                    Sample upper, mode how = mode::overwrite, int threads = 0) {
+  even_bins<Sample> bins = make_even_bins(lower, upper, num_bins);
+  generalized_histogram(
+      samples, n, [bins](Sample x) { return bin_update<Count>{bins(x), Count(1)}; }, plus<Count>{}, hist, num_bins,
+      how, threads);
+}
+
+/// Per-bin fold (op: plus, min, max, ...) of weights[i] over the even bin of samples[i].
+template <class Sample, class Weight, class Op = plus<Weight>>
+void weighted_histogram_even(const Sample* samples, const Weight* weights, std::int64_t n, Weight* hist,
+                             std::int64_t num_bins, Sample lower, Sample upper, Op op = {},
+                             mode how = mode::overwrite, int threads = 0) {
+  even_bins<Sample> bins = make_even_bins(lower, upper, num_bins);
+  if (n > 0 && (samples == nullptr || weights == nullptr)) throw error("samples or weights is null with n > 0");
+  generalized_histogram_indexed(
+      n, [=](std::int64_t i) { return bin_update<Weight>{bins(samples[i]), weights[i]}; }, op, hist, num_bins, how,
+      threads);
+}
+
+/// counts[k] = number of keys equal to k, for k in [0, num_bins); other keys are ignored.
+template <class Key, class Count>
+void bincount(const Key* keys, std::int64_t n, Count* counts, std::int64_t num_bins, mode how = mode::overwrite,
+              int threads = 0) {
+  key_bins<Key> bins{num_bins};
+  generalized_histogram(
+      keys, n, [bins](Key k) { return bin_update<Count>{bins(k), Count(1)}; }, plus<Count>{}, counts, num_bins, how,
+      threads);
+}
+
+/// out[k] = op-fold of weights[i] over the i with keys[i] == k.
+template <class Key, class Weight, class Op = plus<Weight>>
+void weighted_bincount(const Key* keys, const Weight* weights, std::int64_t n, Weight* out, std::int64_t num_bins,
+                       Op op = {}, mode how = mode::overwrite, int threads = 0) {
+  key_bins<Key> bins{num_bins};
+  if (n > 0 && (keys == nullptr || weights == nullptr)) throw error("keys or weights is null with n > 0");
+  generalized_histogram_indexed(
+      n, [=](std::int64_t i) { return bin_update<Weight>{bins(keys[i]), weights[i]}; }, op, out, num_bins, how,
+      threads);
+}
+
+}  // namespace ghist::cpu

@@ -1,0 +1,84 @@
+// The known operators of ghist (plus, min, max, bit_and, bit_or, bit_xor) and what a user operator must provide.
+//
+// An operator is a functor type with
+//   using value_type = T;                         // the bin type, trivially copyable
+//   GHIST_HD static T identity();                 // the neutral element: op(identity(), x) == x
+//   GHIST_HD T operator()(T a, T b) const;        // associative and commutative
+// Optionally: static constexpr ghist::atomic_class preferred_class = ...; to ask for a slower (never a faster)
+// atomic class than the type allows, e.g. to force the lock path for an 8-byte struct (atomic_class.hpp).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "ghist/config.hpp"
+
+namespace ghist {
+
+template <class T>
+struct plus {
+  using value_type = T;
+  GHIST_HD static constexpr T identity() { return T(0); }
+  GHIST_HD constexpr T operator()(T a, T b) const { return a + b; }
+};
+
+/// Minimum. For floating point the identity is +infinity; a NaN operand never wins (fmin semantics).
+template <class T>
+struct min {
+  using value_type = T;
+  GHIST_HD static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+  }
+  GHIST_HD constexpr T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (b != b) return a;  // NaN loses, whichever side it is on
+      if (a != a) return b;
+    }
+    return b < a ? b : a;
+  }
+};
+
+/// Maximum. For floating point the identity is -infinity; a NaN operand never wins (fmax semantics).
+template <class T>
+struct max {
+  using value_type = T;
+  GHIST_HD static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+  GHIST_HD constexpr T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (b != b) return a;
+      if (a != a) return b;
+    }
+    return a < b ? b : a;
+  }
+};
+
+template <class T>
+struct bit_and {
+  static_assert(std::is_integral_v<T>, "ghist::bit_and needs an integer type");
+  using value_type = T;
+  GHIST_HD static constexpr T identity() { return static_cast<T>(~T(0)); }
+  GHIST_HD constexpr T operator()(T a, T b) const { return a & b; }
+};
+
+template <class T>
+struct bit_or {
+  static_assert(std::is_integral_v<T>, "ghist::bit_or needs an integer type");
+  using value_type = T;
+  GHIST_HD static constexpr T identity() { return T(0); }
+  GHIST_HD constexpr T operator()(T a, T b) const { return a | b; }
+};
+
+template <class T>
+struct bit_xor {
+  static_assert(std::is_integral_v<T>, "ghist::bit_xor needs an integer type");
+  using value_type = T;
+  GHIST_HD static constexpr T identity() { return T(0); }
+  GHIST_HD constexpr T operator()(T a, T b) const { return a ^ b; }
+};
+
+}  // namespace ghist

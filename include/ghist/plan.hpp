@@ -1,0 +1,89 @@
+// The plan of a generalized histogram (seed 000 sections III-C/III-D) and the pure-host planner that makes it.
+//
+// The planner is a function (problem, device_info, constants, overrides) -> plan with no CUDA calls, so that it is
+// tested on the host against seed 000's Table I. Dispatch turns a plan into kernel launches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/device_info.hpp"
+
+namespace ghist {
+
+enum class strategy {
+  automatic,      ///< let the planner choose (only valid in overrides)
+  shared_memory,  ///< M sub-histograms per block in shared memory, S passes over chunks of H_chk bins
+  global_memory,  ///< M sub-histograms in global memory sized to L2, S passes over chunks of H_chk bins
+};
+
+const char* to_string(strategy s);
+
+/// What the planner needs to know about one histogram.
+struct problem {
+  std::int64_t n = 0;            ///< inputs
+  std::int64_t num_bins = 0;     ///< H
+  atomic_class op_class = atomic_class::hdw;
+  std::size_t value_bytes = 4;   ///< sizeof the bin type
+  std::size_t value_align = 4;   ///< alignof the bin type
+  double race_factor = 0.0;      ///< RF of seed 000 (>= 1); 0 means unknown (the planner then assumes 1)
+};
+
+/// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
+struct plan {
+  strategy kind = strategy::shared_memory;
+  int M = 1;                     ///< multi-histogram degree: sub-histograms per block (shared) or in total (global)
+  int S = 1;                     ///< multi-pass degree: passes over the input, one per chunk of H_chk bins
+  std::int64_t H_chk = 0;        ///< bins per chunk, ceil(H / S)
+  std::int64_t C = 0;            ///< cooperation level: threads per sub-histogram
+  int grid = 0;                  ///< blocks
+  int block = 0;                 ///< threads per block
+  std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
+  std::size_t temp_bytes = 0;    ///< global workspace the launch needs (sub-histograms, locks, inspector buffer)
+  double race_factor = 1.0;      ///< the RF the plan was made for
+
+  std::string to_string() const;
+};
+
+/// Caller's overrides: a zero (or strategy::automatic) field means "planner decides".
+struct plan_overrides {
+  strategy kind = strategy::automatic;
+  int M = 0;
+  int S = 0;
+  int block = 0;
+  int grid = 0;
+};
+
+/// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is
+/// used in src/planner.cpp, with the measurement behind any value that departs from the paper.
+struct planner_constants {
+  int shared_block = 1024;     ///< B for the shared-memory strategy
+  int global_block = 256;      ///< B for the global-memory strategy
+  int q_small = 2;             ///< shared: at least q_small inputs per sub-histogram bin per block (M <= N/(q*blocks*H))
+  double k_rf = 0.75;          ///< eq. 4
+  double f_l2 = 0.4;           ///< eqs. 5-6: fraction of L2 for sub-histograms
+  int cache_line_bytes = 64;   ///< eq. 4: L2_sz^ln (seed 000's code uses 16 words)
+  double k_min = 2.0;          ///< eq. 5: k_min^ct
+  int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
+  int max_shared_passes_cas = 4;
+  int max_shared_passes_xcg = 6;
+};
+
+/// Makes the plan for `p` on `dev`. Pure host code; throws ghist::error when an override cannot work (for
+/// example M * H_chk too large for shared memory), naming the field.
+plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
+               const planner_constants& constants = {});
+
+/// The shared-memory plan of eqs. 1-3 (no switch), exposed for tests and the benchmark's fixed sweeps.
+plan make_shared_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
+                      const planner_constants& constants = {});
+/// The global-memory plan of eqs. 4-6 (no switch).
+plan make_global_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
+                      const planner_constants& constants = {});
+
+/// Bytes per bin in shared memory for the class (the value, plus a 4-byte lock for xcg, aligned).
+std::size_t shared_bytes_per_bin(const problem& p);
+
+}  // namespace ghist
