@@ -1,0 +1,322 @@
+// The planner: seed 000's analytical model (section III-C eqs. 1-3 for shared memory, III-D eqs. 4-6 for global
+// memory, V-A for the switch between them), as its artifact code computes it, plus the rules ghist adds. Pure
+// host code: no CUDA calls, so that it is tested on the CPU against seed 000's Table I.
+//
+// Where we depart from the paper or from the artifact (github.com/diku-dk/futhark-sc20, prototype/histo-main.cu),
+// the comment at the place says so and why. Summary of the departures:
+//   * L (shared memory per block) is queried, not a fixed 48 KiB, and divided among the blocks that fit on one SM
+//     (the paper's footnote 7); the artifact's fixed 48 KiB is what device_info::sc20_rtx2080ti() models.
+//   * The artifact's shared-memory work bound M <= N / (q * blocks * H) asserted M > 0 and aborted for large H;
+//     here it is floored at 1.
+//   * The global M is also capped by the work bound N / (q * H) (the artifact capped only its first estimate).
+//   * Global H_chk = ceil(H / S) (the paper) where the artifact's integer division gave floor(H / S); Table I is the
+//     same with either (tests/host/test_planner.cpp checks every cell).
+//   * Overridden S is normalised to the number of non-empty passes, ceil(H / H_chk).
+//   * The switch prefers global memory when H > N (multi-pass shared memory would re-read the input S times for
+//     few updates, and initialising H shared bins per block costs more than the updates).
+#include "ghist/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "ghist/error.hpp"
+
+namespace ghist {
+namespace {
+
+using i64 = std::int64_t;
+
+// The race-factor inspector samples into 8192 int64 bins (dispatch runs it when problem::race_factor is 0).
+constexpr std::size_t inspector_bytes = 8192 * sizeof(std::int64_t);
+// Sub-histograms in global memory start on a 256-byte boundary, as cudaMalloc would give them.
+constexpr std::size_t global_alignment = 256;
+constexpr std::size_t lock_bytes = 4;
+
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+std::size_t round_up(std::size_t a, std::size_t b) { return (a + b - 1) / b * b; }
+
+int clamp_to_int(i64 v) {
+  return static_cast<int>(std::min<i64>(v, std::numeric_limits<int>::max()));
+}
+
+double race_factor_used(const problem& p) { return p.race_factor > 0 ? p.race_factor : 1.0; }
+
+void validate(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
+  if (p.num_bins <= 0) throw error("num_bins must be > 0, got " + std::to_string(p.num_bins));
+  if (p.n < 0) throw error("n (the number of inputs) must be >= 0, got " + std::to_string(p.n));
+  if (p.value_bytes == 0) throw error("value_bytes must be > 0");
+  if (!(p.race_factor >= 0) || std::isinf(p.race_factor))
+    throw error("race_factor must be >= 0 (0 = unknown), got " + std::to_string(p.race_factor));
+  if (dev.sm_count <= 0 || dev.max_threads_per_sm <= 0 || dev.max_threads_per_block <= 0)
+    throw error("device_info '" + dev.name + "' has no SMs or threads: query it with device_info::query");
+  if (o.M < 0) throw error("plan override M must be >= 0 (0 = planner decides), got " + std::to_string(o.M));
+  if (o.S < 0) throw error("plan override S must be >= 0 (0 = planner decides), got " + std::to_string(o.S));
+  if (o.block < 0)
+    throw error("plan override block must be >= 0 (0 = planner decides), got " + std::to_string(o.block));
+  if (o.grid < 0) throw error("plan override grid must be >= 0 (0 = planner decides), got " + std::to_string(o.grid));
+  if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
+      k.f_l2 <= 0)
+    throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
+}
+
+int block_size(int requested, int fallback, const device_info& dev) {
+  return std::max(1, std::min(requested > 0 ? requested : fallback, dev.max_threads_per_block));
+}
+
+// Shared memory one block may use when as many blocks of B threads as fit (by threads) are resident on an SM: the
+// paper's footnote 7 ("use L/k per block when k blocks fit per SM"). We do not take the footnote's fallback to
+// one block per SM when even M = 1 needs more than L/k: that trades occupancy for passes, a choice left to
+// measurement (the multi-pass S covers it meanwhile).
+struct shared_budget {
+  int blocks_per_sm;
+  std::size_t L;
+};
+shared_budget shared_budget_for(int B, const device_info& dev) {
+  shared_budget b;
+  b.blocks_per_sm = std::max(1, dev.max_threads_per_sm / B);
+  const std::size_t per_block = dev.shared_per_sm / static_cast<std::size_t>(b.blocks_per_sm);
+  const std::size_t usable = per_block > dev.reserved_shared_per_block ? per_block - dev.reserved_shared_per_block : 0;
+  b.L = std::min(dev.shared_per_block_optin, usable);
+  return b;
+}
+
+// Bytes of M sub-histogram chunks of H_chk bins in shared memory: the values first, then (xcg) the 4-byte locks,
+// starting at the next 4-byte boundary.
+std::size_t shared_chunk_bytes(const problem& p, i64 M, i64 H_chk) {
+  const std::size_t bins = static_cast<std::size_t>(M) * static_cast<std::size_t>(H_chk);
+  if (p.op_class != atomic_class::xcg) return bins * p.value_bytes;
+  return round_up(bins * p.value_bytes, lock_bytes) + bins * lock_bytes;
+}
+
+std::string override_names(const plan_overrides& o) {
+  std::string s;
+  if (o.M > 0) s += "M=" + std::to_string(o.M);
+  if (o.S > 0) s += std::string(s.empty() ? "" : " ") + "S=" + std::to_string(o.S);
+  if (o.block > 0) s += std::string(s.empty() ? "" : " ") + "block=" + std::to_string(o.block);
+  return s;
+}
+
+// S passes over chunks of ceil(H / S) bins; with S given by the caller, drop passes that would be empty.
+void set_passes(plan& pl, i64 H, i64 S) {
+  S = std::max<i64>(1, std::min(S, H));
+  pl.H_chk = ceil_div(H, S);
+  pl.S = clamp_to_int(ceil_div(H, pl.H_chk));
+}
+
+plan shared_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
+  const i64 N = p.n, H = p.num_bins;
+  const double RF = race_factor_used(p);
+  plan pl;
+  pl.kind = strategy::shared_memory;
+  pl.race_factor = RF;
+
+  const int B = block_size(o.block, k.shared_block, dev);
+  pl.block = B;
+  const shared_budget budget = shared_budget_for(B, dev);
+  const std::size_t L = budget.L;
+  const std::size_t el = shared_bytes_per_bin(p);
+
+  // Eq. 1: blocks = ceil(T / B) with T = min(N, T_hw) threads, never more than can be resident at once.
+  const i64 T = std::min<i64>(N, dev.hardware_threads());
+  i64 grid = std::max<i64>(1, ceil_div(T, B));
+  grid = std::min<i64>(grid, static_cast<i64>(dev.sm_count) * budget.blocks_per_sm);
+  if (o.grid > 0) grid = o.grid;
+  if (N == 0) grid = 0;  // nothing to launch; the other fields still describe a valid layout
+  pl.grid = clamp_to_int(grid);
+
+  // Eqs. 1-2: the largest M whose M sub-histograms of all H bins fit in L, and no more than the inputs a block sees
+  // per bin. The work bound (artifact: work_asymp_M_max) keeps M * H * blocks, the cost of initialising and merging
+  // the sub-histograms, at most N / q_small; the artifact asserted it was > 0 and aborted for large H, we floor it
+  // at 1.
+  i64 M = 1;
+  if (grid > 0) {
+    const double per_block_inputs = static_cast<double>(ceil_div(N, grid));
+    const double m_prime = std::min(static_cast<double>(L) / static_cast<double>(el), per_block_inputs) /
+                           static_cast<double>(H);
+    M = std::max<i64>(1, std::min<i64>(static_cast<i64>(std::floor(m_prime)), B));
+    const i64 work_bound = std::max<i64>(1, N / (static_cast<i64>(k.q_small) * grid * H));
+    M = std::min(M, work_bound);
+  }
+  if (o.M > 0) M = o.M;
+
+  // Eq. 3: chunks of len bins so that M chunks fit in L, S = ceil(H / len) passes, H_chk = ceil(H / S).
+  if (o.S > 0) {
+    set_passes(pl, H, o.S);
+    // S given and M not: the planner's M, lowered until M chunks of the caller's H_chk fit.
+    if (o.M <= 0) {
+      M = std::min<i64>(M, std::max<i64>(1, static_cast<i64>(L / (el * static_cast<std::size_t>(pl.H_chk)))));
+      while (M > 1 && shared_chunk_bytes(p, M, pl.H_chk) > L) --M;  // xcg padding
+    }
+  } else {
+    i64 len = static_cast<i64>(L / (el * static_cast<std::size_t>(M)));
+    // xcg values whose size is not a multiple of 4 pad the value array before the locks: shorten len until it fits.
+    while (len > 0 && shared_chunk_bytes(p, M, ceil_div(H, ceil_div(H, len))) > L) --len;
+    if (len > 0) set_passes(pl, H, ceil_div(H, len));
+    else set_passes(pl, H, H);  // even one bin per sub-histogram does not fit: reported below
+  }
+  pl.M = clamp_to_int(M);
+  pl.C = ceil_div(B, M);
+
+  pl.shared_bytes = shared_chunk_bytes(p, M, pl.H_chk);
+  if (pl.shared_bytes > L) {
+    const std::string names = override_names(o);
+    const std::string what = names.empty() ? std::string("a shared-memory plan") : "plan override " + names;
+    throw error(what + " needs " + std::to_string(M) + "*" + std::to_string(pl.H_chk) + "*" + std::to_string(el) +
+                " = " + std::to_string(pl.shared_bytes) + " bytes of shared memory per block, the device allows " +
+                std::to_string(L) + " (" + std::to_string(budget.blocks_per_sm) + " blocks of " +
+                std::to_string(B) + " threads per SM)");
+  }
+
+  // Each block merges its result into the destination; xcg does it under a lock per destination bin.
+  pl.temp_bytes = (p.op_class == atomic_class::xcg && grid > 0) ? static_cast<std::size_t>(H) * lock_bytes : 0;
+  return pl;
+}
+
+plan global_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
+  const i64 N = p.n, H = p.num_bins;
+  const double RF = race_factor_used(p);
+  plan pl;
+  pl.kind = strategy::global_memory;
+  pl.race_factor = RF;
+
+  const int B = block_size(o.block, k.global_block, dev);
+  pl.block = B;
+  // T = min(N, T_hw) threads, rounded up to whole blocks (the artifact's NUM_THREADS).
+  i64 grid = ceil_div(std::min<i64>(N, dev.hardware_threads()), B);
+  if (o.grid > 0 && N > 0) grid = o.grid;
+  pl.grid = clamp_to_int(grid);
+  const i64 T = grid * B;
+
+  const bool xcg = p.op_class == atomic_class::xcg;
+  const double vb = static_cast<double>(p.value_bytes);
+  // el_avg of eq. 4: the locks live in an array of their own (the paper's layout 2), so a bin and its lock average
+  // (value + 4) / 2 bytes per array. el_size of eq. 6: the bytes one bin occupies in L2, value plus lock.
+  const double el_avg = xcg ? (vb + lock_bytes) / 2.0 : vb;
+  const double el_size = xcg ? vb + lock_bytes : vb;
+
+  // Work bound: the M sub-histograms cost M * H to initialise and merge; keep it at most N / q_small.
+  const i64 M_max = std::max<i64>(1, N / (static_cast<i64>(k.q_small) * H));
+
+  if (T == 0) {  // N == 0: nothing to launch
+    set_passes(pl, H, o.S > 0 ? o.S : 1);
+    pl.M = o.M > 0 ? o.M : 1;
+    pl.C = 1;
+    pl.temp_bytes = 0;
+    return pl;
+  }
+
+  // Eq. 4: the L2 share of a sparse histogram grows with RF. The paper typesets the divisor as
+  // min(1, line / el_avg); the artifact (and Futhark) divide by line / el_avg, which is what Table I needs.
+  const double race_exp = std::max(1.0, k.k_rf * RF / (static_cast<double>(k.cache_line_bytes) / el_avg));
+  const double l2_share = k.f_l2 * static_cast<double>(dev.l2_bytes) * race_exp;
+
+  // Eq. 5: S so that M_deg sub-histograms (the M that a cooperation of H / k_min threads gives) fit in the L2 share.
+  const double coop_min = std::min(static_cast<double>(T), static_cast<double>(H) / k.k_min);
+  const i64 M_deg = std::min(M_max, std::max<i64>(1, static_cast<i64>(std::floor(static_cast<double>(T) / coop_min))));
+  const double s_den = std::max(1.0, std::floor(l2_share));
+  const i64 S = static_cast<i64>(std::ceil(static_cast<double>(M_deg) * static_cast<double>(H) * el_avg / s_den));
+  set_passes(pl, H, o.S > 0 ? o.S : S);
+
+  // Eq. 6: k_max = bins of the L2 share per thread; C = min(T, u * H_chk / k_max), M = floor(T / C). u = 2 for
+  // hardware atomics (robust under conflicts, so fewer sub-histograms), 1 otherwise.
+  const double u = p.op_class == atomic_class::hdw ? 2.0 : 1.0;
+  const double k_max = std::min(l2_share / el_size, static_cast<double>(N)) / static_cast<double>(T);
+  const double C = std::max(1.0, std::min(static_cast<double>(T), u * static_cast<double>(pl.H_chk) / k_max));
+  i64 M = std::max<i64>(1, static_cast<i64>(std::floor(static_cast<double>(T) / C)));
+  M = std::min(M, M_max);
+  if (o.M > 0) M = o.M;
+  pl.M = clamp_to_int(M);
+  pl.C = std::max<i64>(1, ceil_div(T, M));  // blocked mapping: threads [m*C, (m+1)*C) share sub-histogram m
+
+  if (M > 1) {
+    const std::size_t bins = static_cast<std::size_t>(M) * static_cast<std::size_t>(pl.H_chk);
+    pl.temp_bytes = round_up(bins * p.value_bytes, global_alignment) + (xcg ? bins * lock_bytes : 0);
+  } else {
+    // M = 1: updates go straight into the destination; xcg locks its bins.
+    pl.temp_bytes = xcg ? static_cast<std::size_t>(H) * lock_bytes : 0;
+  }
+  if (p.race_factor == 0) pl.temp_bytes = std::max(pl.temp_bytes, inspector_bytes);
+  pl.shared_bytes = 0;
+  return pl;
+}
+
+int max_shared_passes(atomic_class c, const planner_constants& k) {
+  switch (c) {
+    case atomic_class::hdw: return k.max_shared_passes_hdw;
+    case atomic_class::cas: return k.max_shared_passes_cas;
+    case atomic_class::xcg: return k.max_shared_passes_xcg;
+  }
+  return k.max_shared_passes_hdw;
+}
+
+}  // namespace
+
+const char* to_string(strategy s) {
+  switch (s) {
+    case strategy::automatic: return "automatic";
+    case strategy::shared_memory: return "shared";
+    case strategy::global_memory: return "global";
+  }
+  return "?";
+}
+
+std::string plan::to_string() const {
+  char rf[32];
+  std::snprintf(rf, sizeof rf, "%g", race_factor);
+  return std::string("strategy=") + ghist::to_string(kind) + " M=" + std::to_string(M) + " S=" + std::to_string(S) +
+         " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
+         " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
+         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf;
+}
+
+std::size_t shared_bytes_per_bin(const problem& p) {
+  // Seed 000: sizeof(value), plus a 4-byte lock for xcg (its 8-byte argmax pair counts 12 bytes per bin).
+  return p.value_bytes + (p.op_class == atomic_class::xcg ? lock_bytes : 0);
+}
+
+plan make_shared_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
+                      const planner_constants& constants) {
+  validate(p, dev, overrides, constants);
+  return shared_plan(p, dev, overrides, constants);
+}
+
+plan make_global_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
+                      const planner_constants& constants) {
+  validate(p, dev, overrides, constants);
+  return global_plan(p, dev, overrides, constants);
+}
+
+plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
+               const planner_constants& constants) {
+  validate(p, dev, overrides, constants);
+  switch (overrides.kind) {
+    case strategy::shared_memory: return shared_plan(p, dev, overrides, constants);
+    case strategy::global_memory: return global_plan(p, dev, overrides, constants);
+    case strategy::automatic: break;
+  }
+
+  // The switch of seed 000 (V-A): shared memory while its plan needs at most 3 / 4 / 6 passes for hdw / cas / xcg.
+  // The choice is the model's, made with the caller's block and grid but not their M and S; those then apply to
+  // the chosen plan (and may make it throw, naming the override).
+  //
+  // Departure: when H > N, global memory. A shared plan would initialise and merge H bins (in every block, and
+  // for every one of its S passes re-read the input) to apply fewer than H updates; with M = 1 in global memory
+  // the updates go straight into the destination.
+  bool use_shared = p.num_bins <= p.n;
+  if (use_shared) {
+    const int B = block_size(overrides.block, constants.shared_block, dev);
+    use_shared = shared_chunk_bytes(p, 1, 1) <= shared_budget_for(B, dev).L;  // at least one bin per block fits
+  }
+  if (use_shared) {
+    plan_overrides model = overrides;
+    model.M = 0;
+    model.S = 0;
+    use_shared = shared_plan(p, dev, model, constants).S <= max_shared_passes(p.op_class, constants);
+  }
+  return use_shared ? shared_plan(p, dev, overrides, constants) : global_plan(p, dev, overrides, constants);
+}
+
+}  // namespace ghist

@@ -1,0 +1,587 @@
+// Planner tests (no GPU): seed 000's Table I on the paper's GPU, the H100 decisions, overrides and edge cases,
+// and device_info on a machine without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "ghist/device_info.hpp"
+#include "ghist/error.hpp"
+#include "ghist/plan.hpp"
+
+namespace {
+
+using ghist::atomic_class;
+using ghist::device_info;
+using ghist::plan;
+using ghist::plan_overrides;
+using ghist::problem;
+using ghist::strategy;
+
+constexpr std::int64_t paper_n = 50'000'000;
+
+// The prototype's H values behind Table I's labels 31, 127, 505, 2K, 6K, 12K, 24K, 48K and 12K ... 1.5M.
+const std::vector<std::int64_t> shared_hs = {31, 127, 505, 2041, 6141, 12281, 24569, 49145};
+const std::vector<std::int64_t> global_hs = {12281, 24569, 49145, 196607, 393215, 786431, 1572863};
+
+// Seed 000's evaluation: HDW 32-bit add and CAS 24-bit saturating add on 4-byte values, XCG argmax on an
+// (int, int) pair, 8 bytes plus a lock.
+problem paper_problem(atomic_class c, std::int64_t H, double rf = 1.0) {
+  problem p;
+  p.n = paper_n;
+  p.num_bins = H;
+  p.op_class = c;
+  p.value_bytes = c == atomic_class::xcg ? 8 : 4;
+  p.value_align = 4;
+  p.race_factor = rf;
+  return p;
+}
+
+// "M,S M,S ..." for one row, so that a failure prints the whole row the planner computed.
+template <class MakePlan>
+std::string row(const std::vector<std::int64_t>& hs, atomic_class c, double rf, const device_info& dev,
+                MakePlan make) {
+  std::string s;
+  for (std::int64_t H : hs) {
+    const plan pl = make(paper_problem(c, H, rf), dev, plan_overrides{}, ghist::planner_constants{});
+    s += (s.empty() ? "" : " ") + std::to_string(pl.M) + "," + std::to_string(pl.S);
+  }
+  return s;
+}
+
+std::string shared_row(atomic_class c, const device_info& dev) {
+  return row(shared_hs, c, 1.0, dev, ghist::make_shared_plan);
+}
+std::string global_row(atomic_class c, double rf, const device_info& dev) {
+  return row(global_hs, c, rf, dev, ghist::make_global_plan);
+}
+
+// "shared:M,S global:M,S ..." of make_plan's automatic choice.
+std::string auto_row(const std::vector<std::int64_t>& hs, atomic_class c, double rf, const device_info& dev) {
+  std::string s;
+  for (std::int64_t H : hs) {
+    const plan pl = ghist::make_plan(paper_problem(c, H, rf), dev);
+    s += (s.empty() ? "" : " ") + std::string(ghist::to_string(pl.kind)) + ":" + std::to_string(pl.M) + "," +
+         std::to_string(pl.S);
+  }
+  return s;
+}
+
+// Invariants every plan must satisfy.
+void expect_consistent(const plan& pl, const problem& p) {
+  EXPECT_GE(pl.M, 1);
+  EXPECT_GE(pl.S, 1);
+  EXPECT_GE(pl.H_chk, 1);
+  EXPECT_GE(pl.H_chk * pl.S, p.num_bins) << pl.to_string();
+  EXPECT_LT((pl.S - 1) * pl.H_chk, p.num_bins) << "an empty pass: " << pl.to_string();
+  EXPECT_GE(pl.C, 1);
+  EXPECT_GE(pl.block, 1);
+  EXPECT_GE(pl.grid, 0);
+  if (pl.kind == strategy::shared_memory) {
+    EXPECT_GE(pl.C * pl.M, pl.block) << pl.to_string();
+  } else {
+    EXPECT_EQ(pl.shared_bytes, 0u) << pl.to_string();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. Table I of seed 000 (RTX 2080 Ti: L = 48 KiB, L2 = 5.5 MiB, T_hw = 69632; N = 50M; B = 1024 / 256).
+// Every cell matches the paper; the planner's departures from the artifact (global H_chk = ceil instead of floor,
+// the work bound floored at 1, the global M also capped by the work bound) change none of them.
+
+TEST(PlannerTableI, SharedMemory) {
+  const device_info dev = device_info::sc20_rtx2080ti();
+  EXPECT_EQ(shared_row(atomic_class::hdw, dev), "396,1 96,1 24,1 6,1 2,1 1,1 1,2 1,4");
+  EXPECT_EQ(shared_row(atomic_class::cas, dev), "396,1 96,1 24,1 6,1 2,1 1,1 1,2 1,4");
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "132,1 32,1 8,1 2,1 1,2 1,3 1,6 1,12");
+}
+
+TEST(PlannerTableI, SharedMemoryLaunchShape) {
+  const device_info dev = device_info::sc20_rtx2080ti();
+  EXPECT_EQ(dev.hardware_threads(), 69632);
+  for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+    for (std::int64_t H : shared_hs) {
+      const problem p = paper_problem(c, H);
+      const plan pl = ghist::make_shared_plan(p, dev);
+      EXPECT_EQ(pl.kind, strategy::shared_memory);
+      EXPECT_EQ(pl.block, 1024);
+      EXPECT_EQ(pl.grid, 68);  // one block of 1024 threads per SM
+      EXPECT_LE(pl.shared_bytes, 49152u) << pl.to_string();
+      EXPECT_EQ(pl.C, (1024 + pl.M - 1) / pl.M);
+      expect_consistent(pl, p);
+    }
+  }
+  // H = 31: 396 sub-histograms of 31 bins fill 49104 of the 49152 bytes.
+  EXPECT_EQ(ghist::make_shared_plan(paper_problem(atomic_class::hdw, 31), dev).shared_bytes, 396u * 31u * 4u);
+}
+
+TEST(PlannerTableI, GlobalMemory) {
+  const device_info dev = device_info::sc20_rtx2080ti();
+  EXPECT_EQ(global_row(atomic_class::hdw, 1, dev), "23,1 11,1 5,1 1,1 1,1 1,2 1,3");
+  EXPECT_EQ(global_row(atomic_class::hdw, 63, dev), "69,1 34,1 17,1 4,1 2,1 1,1 1,1");
+  EXPECT_EQ(global_row(atomic_class::cas, 1, dev), "46,1 23,1 11,1 2,1 1,1 1,2 1,3");
+  EXPECT_EQ(global_row(atomic_class::cas, 63, dev), "138,1 69,1 34,1 8,1 4,1 2,1 1,1");
+  EXPECT_EQ(global_row(atomic_class::xcg, 1, dev), "15,1 7,1 3,1 1,1 1,2 1,3 1,5");
+  EXPECT_EQ(global_row(atomic_class::xcg, 63, dev), "69,1 34,1 17,1 4,1 2,1 1,1 1,1");
+}
+
+TEST(PlannerTableI, GlobalMemoryLaunchShape) {
+  const device_info dev = device_info::sc20_rtx2080ti();
+  for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+    for (double rf : {1.0, 63.0}) {
+      for (std::int64_t H : global_hs) {
+        const problem p = paper_problem(c, H, rf);
+        const plan pl = ghist::make_global_plan(p, dev);
+        EXPECT_EQ(pl.kind, strategy::global_memory);
+        EXPECT_EQ(pl.block, 256);
+        EXPECT_EQ(pl.grid, 272);  // T = 69632 threads
+        EXPECT_EQ(pl.C, (69632 + pl.M - 1) / pl.M);
+        EXPECT_EQ(pl.race_factor, rf);
+        expect_consistent(pl, p);
+      }
+    }
+  }
+}
+
+TEST(PlannerTableI, Switch) {
+  // Seed 000 V-A: shared memory while S <= 3 / 4 / 6 for hdw / cas / xcg. On the paper's GPU hdw H = 48K (S = 4)
+  // goes to global memory, cas H = 48K (S = 4) stays shared, xcg H = 12K (S = 3) stays shared and 48K (S = 12) not.
+  const device_info dev = device_info::sc20_rtx2080ti();
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::hdw, 24569), dev).kind, strategy::shared_memory);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::hdw, 49145), dev).kind, strategy::global_memory);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 49145), dev).kind, strategy::shared_memory);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, 24569), dev).kind, strategy::shared_memory);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, 49145), dev).kind, strategy::global_memory);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. The H100 SXM (132 SMs x 2048 threads, 228 KiB shared per SM, 1 KiB reserved per block, 50 MiB L2), N = 50M.
+// These are the planner's decisions with seed 000's constants, before any tuning on Hopper (issue 3 re-derives
+// the constants by measurement); they are pinned so that a change to the model shows up here on purpose.
+//   shared: B = 1024 -> 2 blocks per SM, L = 233472 / 2 - 1024 = 115712 bytes per block, grid = 264;
+//           M ~ 115712 / (el * H) (2.35x the paper's 48 KiB); S reaches 2 at H = 48K (hdw/cas).
+//   global: T = 270336, grid = 1056 blocks of 256; with 50 MiB of L2 every S is 1 and M is about 9x the 2080 Ti's
+//           (for hdw RF = 1: 213, 106, 53, 13, 6, 3, 1, as the artifact's formulas give with the real L2).
+
+TEST(PlannerH100, SharedMemory) {
+  const device_info dev = device_info::h100_sxm();
+  EXPECT_EQ(shared_row(atomic_class::hdw, dev), "933,1 227,1 57,1 14,1 4,1 2,1 1,1 1,2");
+  EXPECT_EQ(shared_row(atomic_class::cas, dev), "933,1 227,1 57,1 14,1 4,1 2,1 1,1 1,2");
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "311,1 75,1 19,1 4,1 1,1 1,2 1,3 1,6");
+
+  const plan pl = ghist::make_shared_plan(paper_problem(atomic_class::hdw, 31), dev);
+  EXPECT_EQ(pl.grid, 264);
+  EXPECT_EQ(pl.block, 1024);
+  EXPECT_EQ(pl.C, 2);
+  EXPECT_EQ(pl.shared_bytes, 933u * 31u * 4u);  // 115692 of 115712
+  for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+    for (std::int64_t H : shared_hs) {
+      const problem p = paper_problem(c, H);
+      const plan q = ghist::make_shared_plan(p, dev);
+      EXPECT_LE(q.shared_bytes, 115712u) << q.to_string();
+      EXPECT_EQ(q.grid, 264);
+      expect_consistent(q, p);
+    }
+  }
+  // H = 48K fits in one pass only with more than 115712 bytes: S = 2 chunks of 24573 bins.
+  const plan big = ghist::make_shared_plan(paper_problem(atomic_class::hdw, 49145), dev);
+  EXPECT_EQ(big.H_chk, 24573);
+  EXPECT_EQ(big.shared_bytes, 24573u * 4u);
+}
+
+TEST(PlannerH100, GlobalMemory) {
+  const device_info dev = device_info::h100_sxm();
+  EXPECT_EQ(global_row(atomic_class::hdw, 1, dev), "213,1 106,1 53,1 13,1 6,1 3,1 1,1");
+  EXPECT_EQ(global_row(atomic_class::hdw, 63, dev), "630,1 315,1 157,1 39,1 19,1 9,1 4,1");
+  EXPECT_EQ(global_row(atomic_class::cas, 1, dev), "426,1 213,1 106,1 26,1 13,1 6,1 3,1");
+  EXPECT_EQ(global_row(atomic_class::cas, 63, dev), "1260,1 630,1 315,1 78,1 39,1 19,1 9,1");
+  EXPECT_EQ(global_row(atomic_class::xcg, 1, dev), "142,1 71,1 35,1 8,1 4,1 2,1 1,1");
+  EXPECT_EQ(global_row(atomic_class::xcg, 63, dev), "630,1 315,1 157,1 39,1 19,1 9,1 4,1");
+
+  const plan pl = ghist::make_global_plan(paper_problem(atomic_class::hdw, 12281), dev);
+  EXPECT_EQ(pl.grid, 1056);
+  EXPECT_EQ(pl.block, 256);
+  EXPECT_EQ(pl.C, (270336 + 213 - 1) / 213);
+  EXPECT_EQ(pl.temp_bytes, 10463488u);  // 213 * 12281 * 4 = 10463412, rounded up to 256 bytes
+}
+
+TEST(PlannerH100, Switch) {
+  const device_info dev = device_info::h100_sxm();
+  const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
+  for (double rf : {1.0, 63.0}) {
+    // RF does not enter the shared plan; it only changes the global M.
+    SCOPED_TRACE("RF=" + std::to_string(rf));
+    const bool sparse = rf > 1;
+    EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
+              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,2 global:39,1 global:4,1"
+                     : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,2 global:13,1 global:1,1");
+    EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
+              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,2 global:78,1 global:9,1"
+                     : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,2 global:26,1 global:3,1");
+    EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
+              sparse ? "shared:311,1 shared:19,1 shared:4,1 shared:1,2 shared:1,6 global:39,1 global:4,1"
+                     : "shared:311,1 shared:19,1 shared:4,1 shared:1,2 shared:1,6 global:8,1 global:1,1");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. Overrides and edge cases.
+
+problem small_problem(std::int64_t n, std::int64_t H, atomic_class c = atomic_class::hdw, std::size_t vb = 4) {
+  problem p;
+  p.n = n;
+  p.num_bins = H;
+  p.op_class = c;
+  p.value_bytes = vb;
+  p.value_align = vb >= 8 ? 8 : vb;
+  p.race_factor = 1;
+  return p;
+}
+
+TEST(PlannerOverrides, SharedMemoryTooSmallThrows) {
+  const device_info dev = device_info::h100_sxm();
+  // M alone is honoured with as many passes as it needs: 64 chunks of 452 bins fit, S = ceil(12288 / 452) = 28.
+  plan_overrides o;
+  o.M = 64;
+  const plan multi = ghist::make_shared_plan(small_problem(paper_n, 12288), dev, o);
+  EXPECT_EQ(multi.M, 64);
+  EXPECT_EQ(multi.S, 28);
+  EXPECT_LE(multi.shared_bytes, 115712u);
+  // M with S = 1 cannot fit.
+  o.S = 1;
+  try {
+    ghist::make_shared_plan(small_problem(paper_n, 12288), dev, o);
+    FAIL() << "expected ghist::error";
+  } catch (const ghist::error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("shared memory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("M=64 S=1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("64*12288*4 = 3145728"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("115712"), std::string::npos) << msg;
+  }
+  // The same through make_plan, forced or automatic (the switch picks shared memory for 12288 bins; the override
+  // then applies and cannot fit).
+  o.kind = strategy::shared_memory;
+  EXPECT_THROW(ghist::make_plan(small_problem(paper_n, 12288), dev, o), ghist::error);
+  o.kind = strategy::automatic;
+  EXPECT_THROW(ghist::make_plan(small_problem(paper_n, 12288), dev, o), ghist::error);
+  // M so large that not even one bin per sub-histogram fits: 30000 * 4 bytes > 115712.
+  plan_overrides big_m;
+  big_m.M = 30000;
+  try {
+    ghist::make_shared_plan(small_problem(paper_n, 12288), dev, big_m);
+    FAIL() << "expected ghist::error";
+  } catch (const ghist::error& e) {
+    EXPECT_NE(std::string(e.what()).find("M=30000 needs 30000*1*4 = 120000 bytes of shared memory"),
+              std::string::npos) << e.what();
+  }
+  // S = 1 for 48K bins needs 196608 bytes.
+  plan_overrides s;
+  s.S = 1;
+  try {
+    ghist::make_shared_plan(small_problem(paper_n, 49152), dev, s);
+    FAIL() << "expected ghist::error";
+  } catch (const ghist::error& e) {
+    EXPECT_NE(std::string(e.what()).find("S=1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("shared memory"), std::string::npos) << e.what();
+  }
+  // A bin larger than L cannot be planned in shared memory at all; make_plan goes to global memory instead.
+  const problem huge_bin = small_problem(paper_n, 10, atomic_class::xcg, 200000);
+  EXPECT_THROW(ghist::make_shared_plan(huge_bin, dev), ghist::error);
+  EXPECT_EQ(ghist::make_plan(huge_bin, dev).kind, strategy::global_memory);
+}
+
+TEST(PlannerOverrides, SharedMemoryHonoured) {
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(paper_n, 4096);
+  plan_overrides o;
+  o.M = 8;
+  o.S = 2;
+  o.grid = 100;
+  plan pl = ghist::make_shared_plan(p, dev, o);
+  EXPECT_EQ(pl.M, 8);
+  EXPECT_EQ(pl.S, 2);
+  EXPECT_EQ(pl.H_chk, 2048);
+  EXPECT_EQ(pl.C, 128);
+  EXPECT_EQ(pl.grid, 100);
+  EXPECT_EQ(pl.shared_bytes, 8u * 2048u * 4u);
+  expect_consistent(pl, p);
+
+  // block = 256: 8 blocks per SM share the SM's 228 KiB, L = 233472 / 8 - 1024 = 28160.
+  plan_overrides b;
+  b.block = 256;
+  pl = ghist::make_shared_plan(p, dev, b);
+  EXPECT_EQ(pl.block, 256);
+  EXPECT_EQ(pl.grid, 1056);
+  EXPECT_EQ(pl.M, 1);  // 28160 / (4 * 4096) = 1.7
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_LE(pl.shared_bytes, 28160u);
+  expect_consistent(pl, p);
+
+  // block above the device's limit is clamped.
+  b.block = 4096;
+  EXPECT_EQ(ghist::make_shared_plan(p, dev, b).block, 1024);
+
+  // S given, M not: the planner's M (14 for 2048 bins) is kept when it fits the smaller chunks ...
+  plan_overrides s;
+  s.S = 2;
+  pl = ghist::make_shared_plan(small_problem(paper_n, 2048), dev, s);
+  EXPECT_EQ(pl.S, 2);
+  EXPECT_EQ(pl.H_chk, 1024);
+  EXPECT_EQ(pl.M, 14);
+  // ... and with S = 1 (the planner's M always fits all H bins): 8192 bins, M = floor(28928 / 8192) = 3.
+  s.S = 1;
+  pl = ghist::make_shared_plan(small_problem(paper_n, 8192), dev, s);
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_EQ(pl.M, 3);
+  EXPECT_EQ(pl.shared_bytes, 3u * 8192u * 4u);
+  // An S with empty passes is reduced to the passes that have bins: 10 bins in S = 6 -> chunks of 2, 5 passes.
+  s.S = 6;
+  pl = ghist::make_shared_plan(small_problem(paper_n, 10), dev, s);
+  EXPECT_EQ(pl.H_chk, 2);
+  EXPECT_EQ(pl.S, 5);
+}
+
+TEST(PlannerOverrides, GlobalMemoryHonoured) {
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(paper_n, 196608);
+  plan_overrides o;
+  o.M = 7;
+  o.S = 3;
+  o.block = 128;
+  o.grid = 50;
+  const plan pl = ghist::make_global_plan(p, dev, o);
+  EXPECT_EQ(pl.M, 7);
+  EXPECT_EQ(pl.S, 3);
+  EXPECT_EQ(pl.H_chk, 65536);
+  EXPECT_EQ(pl.block, 128);
+  EXPECT_EQ(pl.grid, 50);
+  EXPECT_EQ(pl.C, (50 * 128 + 6) / 7);
+  EXPECT_EQ(pl.temp_bytes, 7u * 65536u * 4u);
+  expect_consistent(pl, p);
+
+  // kind forces the strategy.
+  plan_overrides g;
+  g.kind = strategy::global_memory;
+  EXPECT_EQ(ghist::make_plan(small_problem(paper_n, 31), dev, g).kind, strategy::global_memory);
+  plan_overrides sh;
+  sh.kind = strategy::shared_memory;
+  EXPECT_EQ(ghist::make_plan(small_problem(paper_n, 1572864), dev, sh).kind, strategy::shared_memory);
+}
+
+TEST(PlannerOverrides, NegativeOverridesThrow) {
+  const device_info dev = device_info::h100_sxm();
+  for (int field = 0; field < 4; ++field) {
+    plan_overrides o;
+    (field == 0 ? o.M : field == 1 ? o.S : field == 2 ? o.block : o.grid) = -1;
+    EXPECT_THROW(ghist::make_plan(small_problem(1000, 10), dev, o), ghist::error) << field;
+  }
+}
+
+TEST(PlannerEdge, NoInput) {
+  const device_info dev = device_info::h100_sxm();
+  for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+    const problem p = small_problem(0, 1000, c);
+    for (const plan& pl : {ghist::make_shared_plan(p, dev), ghist::make_global_plan(p, dev), ghist::make_plan(p, dev)}) {
+      EXPECT_EQ(pl.grid, 0) << pl.to_string();
+      EXPECT_EQ(pl.temp_bytes, 0u) << pl.to_string();
+      expect_consistent(pl, p);
+    }
+  }
+  // Large H and no input: still a valid (multi-pass) layout.
+  const problem big = small_problem(0, 1 << 20);
+  expect_consistent(ghist::make_shared_plan(big, dev), big);
+}
+
+TEST(PlannerEdge, OneBin) {
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(paper_n, 1);
+  const plan pl = ghist::make_plan(p, dev);
+  EXPECT_EQ(pl.kind, strategy::shared_memory);
+  EXPECT_EQ(pl.M, 1024);  // one sub-histogram per thread: M <= B
+  EXPECT_EQ(pl.C, 1);
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_EQ(pl.H_chk, 1);
+  expect_consistent(pl, p);
+  expect_consistent(ghist::make_global_plan(p, dev), p);
+}
+
+TEST(PlannerEdge, OneInput) {
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(1, 1);
+  const plan pl = ghist::make_plan(p, dev);
+  EXPECT_EQ(pl.kind, strategy::shared_memory);
+  EXPECT_EQ(pl.grid, 1);
+  EXPECT_EQ(pl.M, 1);
+  expect_consistent(pl, p);
+  const plan g = ghist::make_global_plan(p, dev);
+  EXPECT_EQ(g.grid, 1);
+  EXPECT_EQ(g.M, 1);
+  expect_consistent(g, p);
+  // One input, many bins: global memory, straight into the destination.
+  const problem q = small_problem(1, 1000);
+  EXPECT_EQ(ghist::make_plan(q, dev).kind, strategy::global_memory);
+}
+
+TEST(PlannerEdge, MoreBinsThanInputsPrefersGlobal) {
+  // Departure from seed 000's switch: with H > N the shared plan would initialise and merge H bins per block for
+  // fewer than H updates; global memory with M = 1 updates the destination directly.
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(1000, 2000);
+  EXPECT_EQ(ghist::make_shared_plan(p, dev).S, 1);  // it would fit in shared memory ...
+  const plan pl = ghist::make_plan(p, dev);          // ... but global memory is chosen
+  EXPECT_EQ(pl.kind, strategy::global_memory);
+  EXPECT_EQ(pl.M, 1);
+  EXPECT_EQ(pl.grid, 4);  // 1000 threads in blocks of 256
+  EXPECT_EQ(pl.temp_bytes, 0u);
+  expect_consistent(pl, p);
+  // H == N stays in shared memory.
+  EXPECT_EQ(ghist::make_plan(small_problem(2000, 2000), dev).kind, strategy::shared_memory);
+}
+
+TEST(PlannerEdge, SmallInputsLimitM) {
+  // The work bound keeps M * H * blocks <= N / 2 (floored at 1 where the artifact asserted and aborted).
+  const device_info dev = device_info::h100_sxm();
+  const problem p = small_problem(1'000'000, 4096);
+  const plan pl = ghist::make_shared_plan(p, dev);
+  EXPECT_EQ(pl.M, 1);  // 1e6 / (2 * 264 * 4096) = 0.46
+  const plan q = ghist::make_shared_plan(small_problem(1'000'000, 31), dev);
+  EXPECT_EQ(q.M, 61);  // 1e6 / (2 * 264 * 31) = 61.1
+}
+
+TEST(PlannerEdge, InvalidProblemsThrow) {
+  const device_info dev = device_info::h100_sxm();
+  for (std::int64_t H : {0, -5}) {
+    for (int which = 0; which < 3; ++which) {
+      try {
+        const problem p = small_problem(100, H);
+        if (which == 0) ghist::make_plan(p, dev);
+        if (which == 1) ghist::make_shared_plan(p, dev);
+        if (which == 2) ghist::make_global_plan(p, dev);
+        FAIL() << "expected ghist::error for num_bins=" << H;
+      } catch (const ghist::error& e) {
+        EXPECT_NE(std::string(e.what()).find("num_bins"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::to_string(H)), std::string::npos) << e.what();
+      }
+    }
+  }
+  try {
+    ghist::make_plan(small_problem(-1, 10), dev);
+    FAIL() << "expected ghist::error for n=-1";
+  } catch (const ghist::error& e) {
+    EXPECT_NE(std::string(e.what()).find("n "), std::string::npos) << e.what();
+  }
+  problem bad_rf = small_problem(100, 10);
+  bad_rf.race_factor = -2;
+  EXPECT_THROW(ghist::make_plan(bad_rf, dev), ghist::error);
+  EXPECT_THROW(ghist::make_plan(small_problem(100, 10), device_info{}), ghist::error);
+}
+
+TEST(PlannerBytes, PerBin) {
+  EXPECT_EQ(ghist::shared_bytes_per_bin(small_problem(1, 1, atomic_class::hdw, 4)), 4u);
+  EXPECT_EQ(ghist::shared_bytes_per_bin(small_problem(1, 1, atomic_class::cas, 8)), 8u);
+  EXPECT_EQ(ghist::shared_bytes_per_bin(small_problem(1, 1, atomic_class::xcg, 8)), 12u);
+  EXPECT_EQ(ghist::shared_bytes_per_bin(small_problem(1, 1, atomic_class::xcg, 6)), 10u);
+}
+
+TEST(PlannerBytes, SharedLayoutFitsForOddValueSizes) {
+  // xcg values whose size is not a multiple of 4 pad the value array before the locks; the plan must still fit.
+  for (const device_info& dev : {device_info::sc20_rtx2080ti(), device_info::h100_sxm()}) {
+    for (std::size_t vb : {1u, 2u, 3u, 4u, 6u, 8u, 12u, 16u, 24u}) {
+      for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+        for (std::int64_t H : {1, 7, 31, 100, 1023, 4097, 12281, 65537, 1000003}) {
+          const problem p = small_problem(paper_n, H, c, vb);
+          const plan pl = ghist::make_shared_plan(p, dev);
+          const std::size_t L = dev.name == device_info::h100_sxm().name ? 115712 : 49152;
+          EXPECT_LE(pl.shared_bytes, L) << "vb=" << vb << " " << pl.to_string();
+          expect_consistent(pl, p);
+          expect_consistent(ghist::make_global_plan(p, dev), p);
+        }
+      }
+    }
+  }
+}
+
+TEST(PlannerBytes, Temp) {
+  const device_info dev = device_info::h100_sxm();
+  // Shared: xcg needs a lock per destination bin for the merge; hdw/cas nothing.
+  EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::xcg, 8), dev).temp_bytes, 4000u);
+  EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::cas, 4), dev).temp_bytes, 0u);
+  // Global, M = 1: hdw/cas straight into the destination, xcg its locks.
+  problem p = small_problem(1000, 2000, atomic_class::xcg, 8);
+  EXPECT_EQ(ghist::make_global_plan(p, dev).temp_bytes, 8000u);
+  p.op_class = atomic_class::cas;
+  EXPECT_EQ(ghist::make_global_plan(p, dev).temp_bytes, 0u);
+  // Unknown RF: room for the inspector's 8192 int64 bins; the plan says which RF it assumed.
+  p.race_factor = 0;
+  const plan pl = ghist::make_global_plan(p, dev);
+  EXPECT_EQ(pl.temp_bytes, 65536u);
+  EXPECT_EQ(pl.race_factor, 1.0);
+  // Global, M > 1, xcg: values rounded up to 256 bytes, then the locks.
+  const plan x = ghist::make_global_plan(paper_problem(atomic_class::xcg, 12281), dev);
+  const std::size_t bins = static_cast<std::size_t>(x.M) * 12281u;
+  EXPECT_EQ(x.temp_bytes, (bins * 8 + 255) / 256 * 256 + bins * 4);
+}
+
+TEST(PlannerPrint, ToString) {
+  EXPECT_STREQ(ghist::to_string(strategy::automatic), "automatic");
+  EXPECT_STREQ(ghist::to_string(strategy::shared_memory), "shared");
+  EXPECT_STREQ(ghist::to_string(strategy::global_memory), "global");
+  const plan pl = ghist::make_shared_plan(paper_problem(atomic_class::hdw, 2041), device_info::sc20_rtx2080ti());
+  const std::string s = pl.to_string();
+  EXPECT_EQ(s, "strategy=shared M=6 S=1 H_chk=2041 C=171 grid=68 block=1024 shared_bytes=48984 temp_bytes=0 RF=1");
+  const plan g = ghist::make_global_plan(paper_problem(atomic_class::hdw, 12281, 63), device_info::sc20_rtx2080ti());
+  const std::string t = g.to_string();
+  for (const char* field : {"strategy=global", " M=69", " S=1", " H_chk=12281", " C=", " grid=272", " block=256",
+                            " shared_bytes=0", " temp_bytes=", " RF=63"})
+    EXPECT_NE(t.find(field), std::string::npos) << field << " in " << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// device_info
+
+TEST(DeviceInfo, Models) {
+  const device_info a = device_info::sc20_rtx2080ti();
+  EXPECT_EQ(a.hardware_threads(), 69632);
+  EXPECT_EQ(a.l2_bytes, 5632u * 1024u);
+  const device_info h = device_info::h100_sxm();
+  EXPECT_EQ(h.hardware_threads(), 270336);
+  EXPECT_EQ(h.shared_per_block_optin, 232448u);
+  EXPECT_EQ(h.l2_bytes, 52428800u);
+}
+
+TEST(DeviceInfo, Query) {
+  EXPECT_THROW(device_info::query(-1), ghist::error);
+  if (!ghist::gpu_available()) {
+    // No GPU (CI, the development machine): queries throw ghist::error naming the CUDA call.
+    try {
+      device_info::query(0);
+      FAIL() << "expected ghist::error without a GPU";
+    } catch (const ghist::error& e) {
+      EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(device_info::current(), ghist::error);
+    EXPECT_FALSE(ghist::gpu_available());  // and stays false, without a sticky error in between
+    return;
+  }
+  const device_info d = device_info::current();
+  EXPECT_GT(d.sm_count, 0);
+  EXPECT_GT(d.max_threads_per_sm, 0);
+  EXPECT_GT(d.max_threads_per_block, 0);
+  EXPECT_GT(d.shared_per_block_optin, 0u);
+  EXPECT_GE(d.shared_per_sm, d.shared_per_block_optin);
+  EXPECT_GT(d.l2_bytes, 0u);
+  EXPECT_FALSE(d.name.empty());
+  const device_info again = device_info::query(0);  // cached
+  EXPECT_EQ(again.sm_count, device_info::query(0).sm_count);
+  EXPECT_EQ(again.name, device_info::query(0).name);
+  EXPECT_THROW(device_info::query(1 << 20), ghist::error);
+  std::printf("device 0: %s, %d SMs, L2 %zu bytes; plan for 50M inputs into 2048 bins: %s\n", d.name.c_str(),
+              d.sm_count, d.l2_bytes, ghist::make_plan(paper_problem(atomic_class::hdw, 2048), d).to_string().c_str());
+}
+
+}  // namespace
