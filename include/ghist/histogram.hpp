@@ -8,9 +8,9 @@
 //
 // Instantiated types:
 //   Sample: int32_t, uint32_t, int64_t, uint64_t, float, double
-//   Count:  int32_t, uint32_t, int64_t, uint64_t (unsigned long long)
+//   Count:  int32_t, uint32_t, int64_t, uint64_t
 //   Key:    int32_t, uint32_t, int64_t, uint64_t
-//   Weight: float, double, with Op in plus<Weight>, min<Weight>, max<Weight>
+//   Weight: float, double, with Op in plus<Weight>, min<Weight>, max<Weight>, for every Sample and Key
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,149 @@
+// atomic_update: the one place where a bin is updated concurrently, dest (+)= value, with the primitive of the
+// operator's class (seed 000 III-B): the hardware atomic (hdw), a compare-and-swap loop (cas), or a per-bin lock (xcg).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/operators.hpp"
+
+namespace ghist::detail {
+
+enum class memory_level { shared, global };
+
+template <class To, class From>
+__device__ __forceinline__ To bit_cast_device(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  memcpy(&to, &from, sizeof(To));
+  return to;
+}
+
+template <class T>
+__device__ __forceinline__ bool bitwise_equal(const T& a, const T& b) {
+  if constexpr (sizeof(T) == 4) return bit_cast_device<std::uint32_t>(a) == bit_cast_device<std::uint32_t>(b);
+  else if constexpr (sizeof(T) == 8) return bit_cast_device<std::uint64_t>(a) == bit_cast_device<std::uint64_t>(b);
+  else {
+    const auto* pa = reinterpret_cast<const unsigned char*>(&a);
+    const auto* pb = reinterpret_cast<const unsigned char*>(&b);
+    for (unsigned i = 0; i < sizeof(T); ++i)
+      if (pa[i] != pb[i]) return false;
+    return true;
+  }
+}
+
+// Loads and stores that bypass the non-coherent L1, word by word when the type allows it: the lock path needs every
+// thread to see the value the last lock holder wrote, wherever it ran.
+template <class T>
+__device__ __forceinline__ T load_volatile(const T* p) {
+  T out;
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    auto* src = reinterpret_cast<const volatile std::uint32_t*>(p);
+    auto* dst = reinterpret_cast<std::uint32_t*>(&out);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i) dst[i] = src[i];
+  } else {
+    auto* src = reinterpret_cast<const volatile unsigned char*>(p);
+    auto* dst = reinterpret_cast<unsigned char*>(&out);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T); ++i) dst[i] = src[i];
+  }
+  return out;
+}
+
+template <class T>
+__device__ __forceinline__ void store_volatile(T* p, const T& v) {
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    auto* dst = reinterpret_cast<volatile std::uint32_t*>(p);
+    auto* src = reinterpret_cast<const std::uint32_t*>(&v);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i) dst[i] = src[i];
+  } else {
+    auto* dst = reinterpret_cast<volatile unsigned char*>(p);
+    auto* src = reinterpret_cast<const unsigned char*>(&v);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T); ++i) dst[i] = src[i];
+  }
+}
+
+// ---- hdw: CUDA's atomic intrinsics, reached through the unsigned/signed word type of the right width ----
+template <class T>
+using word_t = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+template <class T>
+using signed_word_t = std::conditional_t<sizeof(T) == 4, int, long long>;
+
+template <class T>
+__device__ __forceinline__ void hardware_update(plus<T>, T* p, T v) {
+  if constexpr (std::is_floating_point_v<T>) atomicAdd(p, v);
+  else atomicAdd(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));  // two's complement: same bits
+}
+template <class T>
+__device__ __forceinline__ void hardware_update(min<T>, T* p, T v) {
+  if constexpr (std::is_signed_v<T>) atomicMin(reinterpret_cast<signed_word_t<T>*>(p), static_cast<signed_word_t<T>>(v));
+  else atomicMin(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
+}
+template <class T>
+__device__ __forceinline__ void hardware_update(max<T>, T* p, T v) {
+  if constexpr (std::is_signed_v<T>) atomicMax(reinterpret_cast<signed_word_t<T>*>(p), static_cast<signed_word_t<T>>(v));
+  else atomicMax(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
+}
+template <class T>
+__device__ __forceinline__ void hardware_update(bit_and<T>, T* p, T v) {
+  atomicAnd(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
+}
+template <class T>
+__device__ __forceinline__ void hardware_update(bit_or<T>, T* p, T v) {
+  atomicOr(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
+}
+template <class T>
+__device__ __forceinline__ void hardware_update(bit_xor<T>, T* p, T v) {
+  atomicXor(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
+}
+
+template <memory_level Level>
+__device__ __forceinline__ void fence() {
+  if constexpr (Level == memory_level::shared) __threadfence_block();
+  else __threadfence();
+}
+
+/// *addr = op(*addr, v), atomically with respect to every other atomic_update of the same bin.
+/// `lock` is the bin's lock (xcg only; 0 = free), ignored by the other classes.
+template <memory_level Level, class Op>
+__device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* addr, typename Op::value_type v,
+                                              int* lock) {
+  using T = typename Op::value_type;
+  constexpr atomic_class cls = atomic_class_of<Op>;
+  if constexpr (cls == atomic_class::hdw) {
+    (void)lock;
+    hardware_update(op, addr, v);
+  } else if constexpr (cls == atomic_class::cas) {
+    (void)lock;
+    using W = word_t<T>;
+    W* word = reinterpret_cast<W*>(addr);
+    W old = *reinterpret_cast<volatile W*>(word);
+    while (true) {
+      const W desired = bit_cast_device<W>(op(bit_cast_device<T>(old), v));
+      if (desired == old) return;  // the update changes nothing (saturated, not a new maximum, ...)
+      const W seen = atomicCAS(word, old, desired);
+      if (seen == old) return;
+      old = seen;
+    }
+  } else {
+    // The critical section sits inside the branch that took the lock, so a thread never waits on a lock held by a
+    // thread of its own warp that cannot run: no intra-warp deadlock, with or without independent thread scheduling.
+    bool done = false;
+    while (!done) {
+      if (atomicCAS(lock, 0, 1) == 0) {
+        fence<Level>();
+        store_volatile(addr, op(load_volatile(addr), v));
+        fence<Level>();
+        atomicExch(lock, 0);
+        done = true;
+      }
+    }
+  }
+}
+
+}  // namespace ghist::detail

@@ -1,0 +1,185 @@
+// Dispatch: the one place that checks a call, makes its plan (running the race-factor inspector when the plan
+// depends on an unknown RF), gets scratch memory and turns the plan into kernel launches.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/kernel_fill_reduce.cuh"
+#include "ghist/detail/kernel_global.cuh"
+#include "ghist/detail/kernel_shared.cuh"
+#include "ghist/detail/race_factor.cuh"
+#include "ghist/detail/validate.hpp"
+#include "ghist/device_info.hpp"
+#include "ghist/error.hpp"
+#include "ghist/options.hpp"
+#include "ghist/plan.hpp"
+
+namespace ghist::detail {
+
+inline constexpr int fill_block = 256;
+inline constexpr std::int64_t fill_max_grid = 4096;
+
+inline int fill_grid(std::int64_t count) {
+  const std::int64_t g = (count + fill_block - 1) / fill_block;
+  return static_cast<int>(g < 1 ? 1 : (g > fill_max_grid ? fill_max_grid : g));
+}
+
+inline std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+/// The caller's workspace, or stream-ordered temporaries freed on the same stream when the call returns.
+class scratch_space {
+ public:
+  scratch_space(const workspace& user, cudaStream_t stream) : user_(user), stream_(stream) {}
+  scratch_space(const scratch_space&) = delete;
+  scratch_space& operator=(const scratch_space&) = delete;
+  ~scratch_space() {
+    if (owned_ != nullptr) (void)cudaFreeAsync(owned_, stream_);
+  }
+
+  /// At least `bytes` of device memory (contents undefined).
+  void* get(std::size_t bytes) {
+    if (user_.data != nullptr) return user_.data;  // its size was checked against the plan before any work
+    if (bytes > owned_bytes_) {
+      if (owned_ != nullptr) GHIST_CUDA_CHECK(cudaFreeAsync(owned_, stream_));
+      owned_ = nullptr;
+      owned_bytes_ = 0;
+      GHIST_CUDA_CHECK(cudaMallocAsync(&owned_, bytes, stream_));
+      owned_bytes_ = bytes;
+    }
+    return owned_;
+  }
+
+ private:
+  workspace user_;
+  cudaStream_t stream_;
+  void* owned_ = nullptr;
+  std::size_t owned_bytes_ = 0;
+};
+
+template <class T>
+void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream) {
+  if (count <= 0) return;
+  fill_kernel<<<fill_grid(count), fill_block, 0, stream>>>(out, count, value);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class Op>
+problem make_problem(std::int64_t n, std::int64_t num_bins, double race_factor) {
+  problem p;
+  p.n = n;
+  p.num_bins = num_bins;
+  p.op_class = atomic_class_of<Op>;
+  p.value_bytes = sizeof(typename Op::value_type);
+  p.value_align = alignof(typename Op::value_type);
+  p.race_factor = race_factor;
+  return p;
+}
+
+template <class Source, class Op>
+void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
+                   scratch_space& scratch, cudaStream_t stream) {
+  int* dest_locks = nullptr;
+  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+    dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
+    GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+  }
+  auto kernel = shared_memory_kernel<Source, Op>;
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(pl.shared_bytes)));
+  kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, pl.M, pl.H_chk, pl.S);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class Source, class Op>
+void launch_global(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
+                   mode how, scratch_space& scratch, cudaStream_t stream) {
+  using T = typename Op::value_type;
+  constexpr bool locked = atomic_class_of<Op> == atomic_class::xcg;
+  const std::int64_t threads = static_cast<std::int64_t>(pl.grid) * pl.block;
+  // C from the plan may not divide the threads; ceil(threads / M) keeps every thread's sub-histogram index < M.
+  const std::int64_t C = (threads + pl.M - 1) / pl.M;
+  auto kernel = global_memory_kernel<Source, Op>;
+  if (pl.M == 1) {
+    // One sub-histogram: the destination itself.
+    int* locks = nullptr;
+    if constexpr (locked) {
+      locks = static_cast<int*>(scratch.get(pl.temp_bytes));
+      GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+    }
+    for (std::int64_t lo = 0; lo < num_bins; lo += pl.H_chk) {
+      const std::int64_t len = std::min<std::int64_t>(pl.H_chk, num_bins - lo);
+      kernel<<<pl.grid, pl.block, 0, stream>>>(src, op, dest + lo, locked ? locks + lo : nullptr, 0, lo, len, C);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+    }
+    return;
+  }
+  const std::size_t values_bytes = round_up_256(static_cast<std::size_t>(pl.M) * pl.H_chk * sizeof(T));
+  auto* base = static_cast<unsigned char*>(scratch.get(pl.temp_bytes));
+  T* subs = reinterpret_cast<T*>(base);
+  int* locks = locked ? reinterpret_cast<int*>(base + values_bytes) : nullptr;
+  if constexpr (locked)
+    GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(pl.M) * pl.H_chk * sizeof(int), stream));
+  for (std::int64_t lo = 0; lo < num_bins; lo += pl.H_chk) {
+    const std::int64_t len = std::min<std::int64_t>(pl.H_chk, num_bins - lo);
+    fill_async(subs, static_cast<std::int64_t>(pl.M) * pl.H_chk, Op::identity(), stream);
+    kernel<<<pl.grid, pl.block, 0, stream>>>(src, op, subs, locks, pl.H_chk, lo, len, C);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    reduce_sub_histograms_kernel<<<fill_grid(len), fill_block, 0, stream>>>(op, subs, pl.M, pl.H_chk, dest, lo, len,
+                                                                          how);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+/// Checks the arguments, plans and launches. Every check happens before the first enqueued operation.
+template <class Source, class Op>
+void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
+                   cudaStream_t stream, const options& opts) {
+  using T = typename Op::value_type;
+  if (num_bins <= 0) throw error("num_bins must be > 0, got " + std::to_string(num_bins));
+  check_non_negative(n, "n");
+  check_device_range(dest, static_cast<std::size_t>(num_bins) * sizeof(T), "dest");
+  if (!(opts.race_factor == 0.0 || opts.race_factor >= 1.0) || std::isinf(opts.race_factor))
+    throw error("options.race_factor must be 0 (unknown) or a finite value >= 1, got " +
+                std::to_string(opts.race_factor));
+  if (opts.scratch.data == nullptr && opts.scratch.bytes > 0)
+    throw error("options.scratch.data is null but options.scratch.bytes = " + std::to_string(opts.scratch.bytes));
+
+  problem p = make_problem<Op>(n, num_bins, opts.race_factor);
+  const device_info dev = device_info::current();
+  plan pl = make_plan(p, dev, opts.overrides);
+  if (opts.scratch.data != nullptr) {
+    if (opts.scratch.bytes < pl.temp_bytes)
+      throw error("options.scratch is too small: the plan needs " + std::to_string(pl.temp_bytes) +
+                  " bytes, the workspace has " + std::to_string(opts.scratch.bytes) + " (" + pl.to_string() + ")");
+    check_device_range(opts.scratch.data, opts.scratch.bytes, "options.scratch");
+  }
+  if (n == 0 || pl.grid == 0) {
+    if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+    return;
+  }
+
+  scratch_space scratch(opts.scratch, stream);
+  const bool rf_matters = pl.kind == strategy::global_memory && opts.overrides.M == 0 && opts.overrides.S == 0;
+  if (rf_matters && opts.race_factor == 0.0) {
+    p.race_factor = estimate_race_factor(src, n, num_bins, scratch.get(pl.temp_bytes), stream);
+    plan refined = make_plan(p, dev, opts.overrides);
+    // A caller's workspace was sized for the RF = 1 plan; keep that plan if the refined one needs more.
+    if (opts.scratch.data == nullptr || refined.temp_bytes <= opts.scratch.bytes) pl = refined;
+  }
+
+  if (pl.kind == strategy::shared_memory) {
+    if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+    launch_shared(src, op, dest, num_bins, pl, scratch, stream);
+  } else {
+    if (opts.how == mode::overwrite && pl.M == 1) fill_async(dest, num_bins, Op::identity(), stream);
+    launch_global(src, op, dest, num_bins, pl, opts.how, scratch, stream);
+  }
+}
+
+}  // namespace ghist::detail

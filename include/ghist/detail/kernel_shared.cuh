@@ -1,0 +1,61 @@
+// The shared-memory strategy (seed 000 III-C): each block keeps M sub-histograms of one chunk of H_chk bins in
+// shared memory, thread t updating sub-histogram t % M (strided, so neighbouring threads rarely collide), and makes
+// S passes over its part of the input, one per chunk. After each pass the block folds its M copies and merges the
+// result into the destination with the operator's global atomic, skipping bins that still hold the identity.
+#pragma once
+
+#include <cstdint>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/detail/atomic_update.cuh"
+#include "ghist/update.hpp"
+
+namespace ghist::detail {
+
+/// Bytes of the value part of the shared layout, rounded so that the xcg locks placed after it are aligned.
+template <class T>
+__host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count) {
+  return (static_cast<std::size_t>(count) * sizeof(T) + 3) / 4 * 4;
+}
+
+template <class Source, class Op>
+__global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
+                                                             int* dest_locks, std::int64_t num_bins, int M,
+                                                             std::int64_t H_chk, int S) {
+  using T = typename Op::value_type;
+  constexpr bool locked = atomic_class_of<Op> == atomic_class::xcg;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* subs = reinterpret_cast<T*>(shared_bytes);
+  int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(M * H_chk)) : nullptr;
+  const std::int64_t sub_offset = (threadIdx.x % M) * H_chk;
+  const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  const T identity = Op::identity();
+
+  for (int pass = 0; pass < S; ++pass) {
+    const std::int64_t lo = pass * H_chk;
+    if (lo >= num_bins) break;
+    const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
+    for (std::int64_t i = threadIdx.x; i < M * H_chk; i += blockDim.x) {
+      subs[i] = identity;
+      if constexpr (locked) locks[i] = 0;
+    }
+    __syncthreads();
+    src.for_each(rank, threads, [&](const bin_update<T>& u) {
+      const std::int64_t b = u.bin - lo;
+      if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len))
+        atomic_update<memory_level::shared>(op, subs + sub_offset + b, u.value,
+                                            locked ? locks + sub_offset + b : nullptr);
+    });
+    __syncthreads();
+    for (std::int64_t b = threadIdx.x; b < len; b += blockDim.x) {
+      T acc = subs[b];
+      for (int m = 1; m < M; ++m) acc = op(acc, subs[m * H_chk + b]);
+      if (!bitwise_equal(acc, identity))
+        atomic_update<memory_level::global>(op, dest + lo + b, acc, locked ? dest_locks + lo + b : nullptr);
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace ghist::detail

@@ -1,0 +1,265 @@
+// GPU results against the CPU backend on fresh random data: the three atomic classes, many sizes, five input
+// distributions, each strategy forced and auto, both accumulate modes, the element and index forms.
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ghist/cpu.hpp"
+#include "ghist/detail/race_factor.cuh"
+#include "ghist/generalized_histogram.cuh"
+#include "ghist/histogram.hpp"
+#include "test_support.cuh"
+
+namespace ghist_test {
+namespace {
+
+struct test_case {
+  distribution dist;
+  std::int64_t n;
+  std::int64_t H;
+  ghist::strategy kind;
+  ghist::mode how;
+  bool indexed = false;
+};
+
+std::string describe(const test_case& c, std::uint64_t seed) {
+  std::ostringstream s;
+  s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
+    << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
+    << (c.indexed ? "indexed" : "element") << " seed=" << seed;
+  return s.str();
+}
+
+template <class Op>
+struct indexed_update {
+  const std::uint64_t* elements;
+  __device__ ghist::bin_update<typename Op::value_type> operator()(std::int64_t i) const {
+    return element_to_update<Op>{}(elements[i]);
+  }
+};
+
+template <class Op>
+void check_against_cpu(const test_case& c) {
+  using T = typename Op::value_type;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(describe(c, seed));
+  std::mt19937_64 rng(seed);
+  const auto elements = make_elements(c.dist, c.n, c.H, rng);
+  // Accumulate: the destination holds values to fold in. Overwrite: it holds garbage that must disappear.
+  std::vector<T> initial(static_cast<std::size_t>(c.H));
+  for (auto& v : initial) v = op_case<Op>::initial(rng);
+
+  std::vector<T> expected = initial;
+  const int cpu_threads = c.H > c.n / 4 ? 1 : 0;  // private sub-histograms cost more than they save when H ~ n
+  ghist::cpu::generalized_histogram(elements.data(), c.n, element_to_update<Op>{}, Op{}, expected.data(), c.H, c.how,
+                                    cpu_threads);
+
+  device_buffer<std::uint64_t> d_elements(elements);
+  device_buffer<T> d_hist(initial);
+  ghist::options opts;
+  opts.how = c.how;
+  opts.overrides.kind = c.kind;
+  if (c.indexed)
+    ghist::generalized_histogram_indexed_async(c.n, indexed_update<Op>{d_elements.get()}, Op{}, d_hist.get(), c.H, 0,
+                                               opts);
+  else
+    ghist::generalized_histogram_async(d_elements.get(), c.n, element_to_update<Op>{}, Op{}, d_hist.get(), c.H, 0,
+                                       opts);
+  CUDA_OK(cudaDeviceSynchronize());
+  const std::vector<T> got = d_hist.download();
+
+  std::int64_t mismatches = 0;
+  for (std::int64_t b = 0; b < c.H; ++b) {
+    if (!op_case<Op>::equal(got[b], expected[b])) {
+      if (++mismatches <= 3) ADD_FAILURE() << "bin " << b << " differs from the CPU backend";
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+const std::int64_t all_H[] = {1, 2, 31, 255, 256, 257, 4096, 12288, 49152, 196608, 1572864, 5000000};
+const std::int64_t small_n[] = {0, 1, 1000, (1 << 20) + 7};
+
+template <class Op>
+void full_grid() {
+  int k = 0;
+  for (std::int64_t H : all_H)
+    for (std::int64_t n : small_n)
+      for (distribution d : all_distributions) {
+        const auto how = (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate;
+        check_against_cpu<Op>({d, n, H, ghist::strategy::automatic, how});
+      }
+}
+
+template <class Op>
+void forced_strategies(std::initializer_list<std::int64_t> Hs) {
+  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory})
+    for (std::int64_t H : Hs)
+      for (std::int64_t n : {std::int64_t(1000), std::int64_t((1 << 20) + 7)})
+        for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
+          for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+            check_against_cpu<Op>({d, n, H, kind, how});
+}
+
+template <class Op>
+void other_operator_grid() {
+  for (std::int64_t H : {1, 31, 257, 12288, 196608})
+    for (std::int64_t n : {std::int64_t(1000), std::int64_t((1 << 20) + 7)})
+      for (distribution d : all_distributions)
+        for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+          check_against_cpu<Op>({d, n, H, ghist::strategy::automatic, how});
+}
+
+// ---- the three classes on every size and distribution (auto strategy) ----
+TEST(GpuVsCpu, HdwPlusUint32AllSizes) { full_grid<ghist::plus<std::uint32_t>>(); }
+TEST(GpuVsCpu, CasSaturatingAdd24AllSizes) { full_grid<saturating_add24>(); }
+TEST(GpuVsCpu, XcgUnpackedArgmaxAllSizes) { full_grid<unpacked_argmax>(); }
+
+// ---- each strategy forced ----
+TEST(GpuVsCpu, HdwForcedStrategies) { forced_strategies<ghist::plus<std::uint32_t>>({1, 2, 255, 4096, 49152, 196608}); }
+TEST(GpuVsCpu, CasForcedStrategies) { forced_strategies<saturating_add24>({1, 2, 255, 4096, 49152, 196608}); }
+TEST(GpuVsCpu, CasPackedArgmaxForcedStrategies) { forced_strategies<packed_argmax>({1, 257, 12288, 196608}); }
+TEST(GpuVsCpu, XcgForcedStrategies) { forced_strategies<unpacked_argmax>({1, 2, 255, 4096, 49152, 196608}); }
+TEST(GpuVsCpu, Xcg12ByteForcedStrategies) { forced_strategies<point_sum_op>({1, 257, 12288}); }
+TEST(GpuVsCpu, Xcg16ByteForcedStrategies) { forced_strategies<count_max_op>({1, 257, 12288}); }
+
+// ---- every known operator and type ----
+TEST(GpuVsCpu, HdwPlusInt64) { other_operator_grid<ghist::plus<std::int64_t>>(); }
+TEST(GpuVsCpu, HdwPlusFloat) { other_operator_grid<ghist::plus<float>>(); }
+TEST(GpuVsCpu, HdwPlusDouble) { other_operator_grid<ghist::plus<double>>(); }
+TEST(GpuVsCpu, HdwMaxInt32) { other_operator_grid<ghist::max<std::int32_t>>(); }
+TEST(GpuVsCpu, HdwMinInt64) { other_operator_grid<ghist::min<std::int64_t>>(); }
+TEST(GpuVsCpu, HdwMinUint64) { other_operator_grid<ghist::min<std::uint64_t>>(); }
+TEST(GpuVsCpu, HdwXorUint32) { other_operator_grid<ghist::bit_xor<std::uint32_t>>(); }
+TEST(GpuVsCpu, CasMinFloat) { other_operator_grid<ghist::min<float>>(); }
+TEST(GpuVsCpu, CasMaxDouble) { other_operator_grid<ghist::max<double>>(); }
+TEST(GpuVsCpu, CasPackedArgmax) { other_operator_grid<packed_argmax>(); }
+TEST(GpuVsCpu, Xcg12Byte) { other_operator_grid<point_sum_op>(); }
+TEST(GpuVsCpu, Xcg16Byte) { other_operator_grid<count_max_op>(); }
+
+// ---- the index form ----
+TEST(GpuVsCpu, IndexedForm) {
+  for (std::int64_t H : {31, 12288, 1572864})
+    for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+      check_against_cpu<ghist::plus<std::uint32_t>>(
+          {distribution::uniform, (1 << 20) + 7, H, ghist::strategy::automatic, how, true});
+      check_against_cpu<saturating_add24>({distribution::zipf, (1 << 20) + 7, H, ghist::strategy::automatic, how, true});
+      check_against_cpu<unpacked_argmax>(
+          {distribution::out_of_range, (1 << 20) + 7, H, ghist::strategy::automatic, how, true});
+    }
+}
+
+// ---- seed 000's size: N = 50M ----
+TEST(GpuVsCpu, FiftyMillionInputs) {
+  const std::int64_t n = 50'000'000;
+  for (std::int64_t H : {31, 12288, 196608, 1572864}) {
+    for (distribution d : {distribution::uniform, distribution::zipf}) {
+      check_against_cpu<ghist::plus<std::uint32_t>>({d, n, H, ghist::strategy::automatic, ghist::mode::overwrite});
+      check_against_cpu<saturating_add24>({d, n, H, ghist::strategy::automatic, ghist::mode::accumulate});
+      check_against_cpu<unpacked_argmax>({d, n, H, ghist::strategy::automatic, ghist::mode::overwrite});
+    }
+  }
+  check_against_cpu<ghist::plus<std::uint32_t>>(
+      {distribution::out_of_range, n, 5000000, ghist::strategy::automatic, ghist::mode::accumulate});
+  check_against_cpu<ghist::plus<std::uint32_t>>(
+      {distribution::sorted, n, 49152, ghist::strategy::automatic, ghist::mode::overwrite});
+  check_against_cpu<ghist::plus<std::uint32_t>>(
+      {distribution::one_bin, n, 2, ghist::strategy::automatic, ghist::mode::overwrite});
+}
+
+// ---- the common-case functions of ghist/histogram.hpp ----
+TEST(GpuConvenience, HistogramEvenFloatIntoInt32) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.f, 2.f);
+  std::vector<float> samples((1 << 20) + 3);
+  for (auto& s : samples) s = normal(rng);
+  samples[0] = NAN;
+  samples[1] = 5.f;  // the upper edge: out of range
+  samples[2] = -0.f;
+  for (std::int64_t bins : {1, 100, 5000, 300000}) {
+    std::vector<std::int32_t> expected(bins);
+    ghist::cpu::histogram_even(samples.data(), std::int64_t(samples.size()), expected.data(), bins, -5.f, 5.f);
+    device_buffer<float> d_samples(samples);
+    device_buffer<std::int32_t> d_hist(bins);
+    ghist::histogram_even_async(d_samples.get(), std::int64_t(samples.size()), d_hist.get(), bins, -5.f, 5.f);
+    CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_EQ(d_hist.download(), expected) << "bins=" << bins;
+  }
+}
+
+TEST(GpuConvenience, BincountAndWeighted) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t n = 777'777, bins = 1000;
+  std::vector<std::int64_t> keys(n);
+  std::vector<double> weights(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    keys[i] = std::int64_t(rng() % 1200) - 100;
+    weights[i] = double(rng() % 1000) - 500.0;
+  }
+  device_buffer<std::int64_t> d_keys(keys);
+  device_buffer<double> d_weights(weights);
+
+  std::vector<std::uint64_t> counts_expected(bins);
+  ghist::cpu::bincount(keys.data(), n, counts_expected.data(), bins);
+  device_buffer<std::uint64_t> d_counts(bins);
+  ghist::bincount_async(d_keys.get(), n, d_counts.get(), bins);
+
+  std::vector<double> max_expected(bins);
+  ghist::cpu::weighted_bincount(keys.data(), weights.data(), n, max_expected.data(), bins, ghist::max<double>{});
+  device_buffer<double> d_max(bins);
+  ghist::weighted_bincount_async(d_keys.get(), d_weights.get(), n, d_max.get(), bins, ghist::max<double>{});
+
+  std::vector<double> sum_expected(bins, 1.0);
+  ghist::cpu::weighted_histogram_even(keys.data(), weights.data(), n, sum_expected.data(), bins, std::int64_t(-100),
+                                      std::int64_t(1100), ghist::plus<double>{}, ghist::mode::accumulate);
+  device_buffer<double> d_sum(std::vector<double>(bins, 1.0));
+  ghist::options accumulate;
+  accumulate.how = ghist::mode::accumulate;
+  ghist::weighted_histogram_even_async(d_keys.get(), d_weights.get(), n, d_sum.get(), bins, std::int64_t(-100),
+                                       std::int64_t(1100), ghist::plus<double>{}, 0, accumulate);
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(d_counts.download(), counts_expected);
+  EXPECT_EQ(d_max.download(), max_expected);  // max is exact
+  const auto sums = d_sum.download();
+  for (std::int64_t b = 0; b < bins; ++b) EXPECT_NEAR(sums[b], sum_expected[b], 1e-6) << "bin " << b;
+}
+
+// ---- the race-factor inspector ----
+struct strided_bins {
+  std::int64_t H, RF;
+  __device__ ghist::bin_update<std::uint32_t> operator()(std::uint32_t x) const {
+    const std::int64_t active = H / RF > 1 ? H / RF : 1;
+    return {std::int64_t(x % active) * RF, 1u};
+  }
+};
+
+TEST(RaceFactorInspector, EstimatesSeed000Inputs) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t n = 1 << 22;
+  std::vector<std::uint32_t> xs(n);
+  for (auto& x : xs) x = std::uint32_t(rng());
+  device_buffer<std::uint32_t> d_xs(xs);
+  device_buffer<std::int64_t> scratch(ghist::detail::inspector_samples);
+  auto estimate = [&](std::int64_t H, std::int64_t RF) {
+    ghist::detail::element_source<std::uint32_t, strided_bins> src{d_xs.get(), n, strided_bins{H, RF}};
+    return ghist::detail::estimate_race_factor(src, n, H, scratch.get(), 0);
+  };
+  EXPECT_LT(estimate(1572864, 1), 1.3);
+  EXPECT_LT(estimate(196608, 1), 1.3);
+  const double rf63 = estimate(1572864, 63);
+  EXPECT_GT(rf63, 63 / 1.5);
+  EXPECT_LT(rf63, 63 * 1.5);
+  EXPECT_GT(estimate(196608, 196608), 196608 / 2.0);  // everything in one bin
+}
+
+}  // namespace
+}  // namespace ghist_test
