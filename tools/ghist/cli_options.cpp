@@ -1,0 +1,226 @@
+#include "cli_options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+#include "cli_error.hpp"
+#include "text_number.hpp"
+
+namespace ghist::cli {
+
+namespace {
+
+std::int64_t parse_bins(const std::string& text) {
+  std::optional<std::int64_t> n = parse_integer(text);
+  if (!n) throw usage_error("--bins must be a positive integer, got '" + printable(text) + "'");
+  if (*n <= 0) throw usage_error("--bins must be > 0, got " + std::to_string(*n));
+  if (*n > max_bins)
+    throw usage_error("--bins " + std::to_string(*n) + " is more than the maximum " + std::to_string(max_bins));
+  return *n;
+}
+
+range_option parse_range(const std::string& text) {
+  std::size_t colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw usage_error("--range must be LO:HI, got '" + printable(text) + "'");
+  range_option r;
+  r.lower_text = text.substr(0, colon);
+  r.upper_text = text.substr(colon + 1);
+  for (const std::string* part : {&r.lower_text, &r.upper_text}) {
+    std::optional<double> v = parse_real(*part);
+    if (!v) throw usage_error("--range bound '" + printable(*part) + "' is not a number");
+    if (!std::isfinite(*v)) throw usage_error("--range must be finite, got '" + printable(text) + "'");
+    (part == &r.lower_text ? r.lower : r.upper) = *v;
+  }
+  if (!(r.lower < r.upper))
+    throw usage_error("empty --range " + printable(text) + ": LO must be less than HI");
+  return r;
+}
+
+dtype parse_dtype_option(const std::string& option, const std::string& text) {
+  std::optional<dtype> t = parse_dtype(text);
+  if (!t)
+    throw usage_error("unknown " + option + " '" + printable(text) + "' (expected one of " + dtype_names() + ")");
+  return *t;
+}
+
+op_kind parse_op(const std::string& text) {
+  if (text == "count") return op_kind::count;
+  if (text == "sum") return op_kind::sum;
+  if (text == "min") return op_kind::min;
+  if (text == "max") return op_kind::max;
+  throw usage_error("unknown --op '" + printable(text) + "' (expected count, sum, min or max)");
+}
+
+backend_request parse_backend(const std::string& text) {
+  if (text == "auto") return backend_request::automatic;
+  if (text == "gpu") return backend_request::gpu;
+  if (text == "cpu") return backend_request::cpu;
+  throw usage_error("unknown --backend '" + printable(text) + "' (expected auto, gpu or cpu)");
+}
+
+}  // namespace
+
+cli_options parse_command_line(int argc, const char* const* argv) {
+  cli_options o;
+  std::vector<std::string> inputs;
+  bool op_given = false;
+  bool weights_dtype_given = false;
+  bool weights_text = false;  // --weights-dtype text
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (options_done || arg == "-" || arg.empty() || arg[0] != '-') {
+      inputs.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    // "--name=value" or "--name value".
+    std::string name = arg;
+    std::optional<std::string> inline_value;
+    if (std::size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      inline_value = arg.substr(eq + 1);
+    }
+    auto flag = [&] {
+      if (inline_value) throw usage_error("option " + name + " takes no value");
+    };
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= argc) throw usage_error("option " + name + " needs a value");
+      return argv[++i];
+    };
+    if (name == "-h" || name == "--help") {
+      flag();
+      o.show_help = true;
+    } else if (name == "--version") {
+      flag();
+      o.show_version = true;
+    } else if (name == "--dtype") {
+      o.input_dtype = parse_dtype_option("--dtype", value());
+    } else if (name == "--bins") {
+      o.bins = parse_bins(value());
+    } else if (name == "--range") {
+      o.range = parse_range(value());
+    } else if (name == "--closed") {
+      flag();
+      o.closed_last = true;
+    } else if (name == "--bincount") {
+      flag();
+      o.bincount = true;
+    } else if (name == "--op") {
+      o.op = parse_op(value());
+      op_given = true;
+    } else if (name == "--weights") {
+      o.weights_path = value();
+    } else if (name == "--weights-dtype") {
+      std::string v = value();
+      weights_dtype_given = true;
+      weights_text = v == "text";
+      if (!weights_text) o.weights_dtype = parse_dtype_option("--weights-dtype", v);
+    } else if (name == "-o" || name == "--output") {
+      o.output_path = value();
+    } else if (name == "--backend") {
+      o.backend = parse_backend(value());
+    } else {
+      throw usage_error("unknown option '" + printable(arg) + "' (see ghist --help)");
+    }
+  }
+  if (o.show_help || o.show_version) return o;
+
+  if (inputs.empty()) throw usage_error("missing INPUT file (use - for stdin; see ghist --help)");
+  if (inputs.size() > 1)
+    throw usage_error("expected one INPUT file, got " + std::to_string(inputs.size()) + " ('" +
+                      printable(inputs[0]) + "', '" + printable(inputs[1]) + "', ...)");
+  o.input = inputs[0];
+
+  if (o.weights_path) {
+    if (!op_given) o.op = op_kind::sum;
+    if (o.op == op_kind::count) throw usage_error("--op count takes no --weights (use --op sum to add weights)");
+    if (*o.weights_path == "-" && o.input == "-") throw usage_error("INPUT and --weights cannot both be stdin");
+    // Raw weights default to float64 when the input is raw; text stays text.
+    if (!weights_dtype_given && o.input_dtype) o.weights_dtype = parse_dtype("float64");
+    if (weights_text) o.weights_dtype.reset();
+  } else {
+    if (o.op != op_kind::count)
+      throw usage_error(std::string("--op ") + to_string(o.op) + " needs --weights FILE");
+    if (weights_dtype_given) throw usage_error("--weights-dtype needs --weights FILE");
+  }
+  if (o.bincount) {
+    if (o.range) throw usage_error("--range does not apply to --bincount (bin k holds key k)");
+    if (o.closed_last) throw usage_error("--closed does not apply to --bincount");
+    if (o.input_dtype && !o.input_dtype->is_integer())
+      throw usage_error("--bincount needs integer keys, got --dtype " + o.input_dtype->name());
+  }
+  return o;
+}
+
+std::string help_text() {
+  return R"help(Usage: ghist [options] INPUT
+
+Histogram of a column of numbers, on the GPU when one is present (else on all CPU cores).
+INPUT is a file, or - for stdin. Output is CSV on stdout: bin,lower,upper,value
+
+Input:
+  --dtype T            INPUT is raw little-endian binary of type T: int8, uint8, int16, uint16, int32, uint32,
+                       int64, uint64, float32, float64 (aliases: i1..i8, u1..u8, f4, f8, float, double; a NumPy
+                       prefix '>' reads big-endian). The file size must be a multiple of the type size.
+                       Without --dtype, INPUT is text: one number per line; blank lines and lines starting with #
+                       are skipped; anything else that is not a number is an error naming the line.
+                       Text is read as float64 (as integers with --bincount).
+
+Bins:
+  --bins N             number of bins (default 10; with --bincount: the largest key + 1).
+  --range LO:HI        even bins over the half-open range [LO, HI): a value equal to HI is not counted (unlike
+                       numpy.histogram; add --closed for that). Values outside the range, NaN and infinities
+                       are ignored.
+                       Without --range the range covers the data, as NumPy does: [min, max] with the maximum
+                       counted in the last bin (float data: bins over [min, max), last bin closed; integer data:
+                       [min, max + 1)). If min == max, float data uses [min - 0.5, max + 0.5).
+                       NaN and infinities are left out of the automatic range and of the histogram.
+  --closed             the last bin of --range also holds values equal to HI (numpy.histogram's closed last bin).
+  --bincount           integer keys: bin k holds the values equal to k; negative keys and keys >= --bins are
+                       ignored.
+
+Values:
+  --op OP              count (default), or sum, min, max of the weights in each bin (needs --weights);
+                       --weights alone means --op sum.
+  --weights FILE       one weight per input value, in the same order; same format rules as INPUT.
+  --weights-dtype T    raw type of the weights file, or 'text'. Default: float64 when --dtype is given, else text.
+                       Weights are used as float64.
+
+Output:
+  -o, --output FILE    write the CSV to FILE instead of stdout (nothing is written on error).
+  CSV columns: bin (0-based), lower, upper, value.
+    Even bins over float data: the edges LO + i * (HI - LO) / N, in the shortest form that reads back exactly;
+    a bin holds lower <= x < upper, and the last bin also upper when the range is automatic or --closed is given.
+    Even bins over integer data (--dtype int*/uint*): exact integer edges such that the bin holds the integers x
+    with lower <= x < upper (a bin is empty when --bins exceeds the number of integers in the range).
+    --bincount: lower = k, upper = k + 1.
+    value: counts as integers; sums, minima and maxima as shortest exact decimals. The sum of an empty bin is 0;
+    the min and max of an empty bin is an empty field.
+
+Backend:
+  --backend B          auto (default: the GPU when a CUDA device is usable, else the CPU), gpu (an error without
+                       a GPU) or cpu. A line on stderr says which ran, e.g. "ghist: backend=cpu (--backend cpu)".
+
+  -h, --help           this text
+  --version            the version
+
+Errors are one line on stderr starting "ghist: error:"; the exit status is 2 for a bad command line and 1 for a
+problem with the data, a file or the device.
+
+Examples:
+  ghist --bins 20 examples/data/samples.txt
+  ghist --dtype int32 --bincount --weights examples/data/weights.f64 --op max examples/data/keys.i32
+  seq 1 100 | ghist --bins 4 -
+)help";
+}
+
+}  // namespace ghist::cli

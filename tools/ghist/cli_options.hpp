@@ -1,0 +1,48 @@
+// The command line of `ghist`: what each option means (help_text) and its parsed form (cli_options).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dtype.hpp"
+#include "histogram_job.hpp"
+
+namespace ghist::cli {
+
+enum class backend_request { automatic, gpu, cpu };
+
+/// --range LO:HI as written (integer data re-reads the text exactly) and as doubles (checked: finite, LO < HI).
+struct range_option {
+  std::string lower_text, upper_text;
+  double lower = 0.0, upper = 0.0;
+};
+
+struct cli_options {
+  std::string input;                       ///< path, or "-" for stdin
+  std::optional<dtype> input_dtype;        ///< raw binary when set, else text
+  std::optional<std::int64_t> bins;        ///< > 0 and <= max_bins when set
+  std::optional<range_option> range;
+  bool closed_last = false;                ///< --closed
+  bool bincount = false;
+  op_kind op = op_kind::count;
+  std::optional<std::string> weights_path;
+  std::optional<dtype> weights_dtype;      ///< raw binary when set, else text (resolved by the parser)
+  std::optional<std::string> output_path;  ///< stdout when unset
+  backend_request backend = backend_request::automatic;
+  bool show_help = false;
+  bool show_version = false;
+};
+
+/// The most bins the CLI accepts (given or implied by --bincount): its output has one CSV line per bin.
+inline constexpr std::int64_t max_bins = std::int64_t(1) << 30;
+/// Bins when neither --bins nor --bincount says otherwise.
+inline constexpr std::int64_t default_bins = 10;
+
+/// Parses argv (without checking that files exist). Throws cli_error with exit_usage, naming the option.
+cli_options parse_command_line(int argc, const char* const* argv);
+
+/// The --help text.
+std::string help_text();
+
+}  // namespace ghist::cli
