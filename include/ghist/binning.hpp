@@ -38,14 +38,19 @@ struct even_bins {
   std::int64_t num_bins = 0;
   double scale = 0.0;        ///< floating point: bins / (upper - lower), or over halves when that overflows
   bool halved = false;       ///< floating point: the range overflowed double, so work on x/2
+  /// floating point: a power of two applied to x - lower before `scale`; 1 except for double ranges so narrow that
+  /// bins / (upper - lower) overflows double (then 2^128, and scale = bins / ((upper - lower) * 2^128)).
+  double prescale = 1.0;
 
   GHIST_HD std::int64_t operator()(Sample x) const {
     if constexpr (std::is_floating_point_v<Sample>) {
       if (!(x >= lower && x < upper)) return no_bin;  // also drops NaN
       double d = halved ? (static_cast<double>(x) * 0.5 - static_cast<double>(lower) * 0.5)
                         : (static_cast<double>(x) - static_cast<double>(lower));
-      auto b = static_cast<std::int64_t>(d * scale);
-      return b < num_bins ? b : num_bins - 1;
+      double q = (d * prescale) * scale;  // >= 0, finite
+      // Compare before converting: q may round up to num_bins, and to 2^63 (out of int64) for num_bins near 2^63.
+      if (!(q < static_cast<double>(num_bins))) return num_bins - 1;
+      return static_cast<std::int64_t>(q);
     } else {
       if (x < lower || x >= upper) return no_bin;
       using U = std::make_unsigned_t<Sample>;
@@ -81,6 +86,12 @@ even_bins<Sample> make_even_bins(Sample lower, Sample upper, std::int64_t num_bi
       width = static_cast<double>(upper) * 0.5 - static_cast<double>(lower) * 0.5;
     }
     b.scale = static_cast<double>(num_bins) / width;
+    if (!std::isfinite(b.scale)) {
+      // width < num_bins / DBL_MAX (below ~1e-290): scale x - lower and the width by 2^128, which is exact and
+      // leaves num_bins / width finite for every num_bins < 2^63 and width >= the smallest subnormal.
+      b.prescale = 0x1p128;
+      b.scale = static_cast<double>(num_bins) / (width * b.prescale);
+    }
   }
   return b;
 }

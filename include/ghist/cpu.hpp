@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -36,9 +38,38 @@ inline constexpr std::size_t sub_histogram_budget_bytes = std::size_t(1) << 30;
 // Below this many inputs per thread, threads cost more than they save.
 inline constexpr std::int64_t min_inputs_per_thread = 1 << 16;
 
+// Runs body(0) ... body(t - 1), each on its own thread, and returns when all are done. A part whose thread cannot
+// be started runs on the calling thread. The first exception (in part order) of any part is rethrown here, after
+// every part has finished, so that an exception never escapes a std::thread (which would call std::terminate).
+template <class Body>
+void run_parts(int t, Body&& body) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(t));
+  auto guarded = [&](int k) {
+    try {
+      body(k);
+    } catch (...) {
+      errors[static_cast<std::size_t>(k)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(t));
+  for (int k = 0; k < t; ++k) {
+    try {
+      pool.emplace_back(guarded, k);
+    } catch (const std::system_error&) {
+      guarded(k);
+    }
+  }
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// budget_bytes: the most memory the private sub-histograms may take in total before the bin-range split is used
+// (a parameter so that tests can exercise both paths on small inputs).
 template <class UpdateAt, class Op>
 void run(std::int64_t n, UpdateAt update_at, Op op, typename Op::value_type* dest, std::int64_t num_bins, mode how,
-         int threads) {
+         int threads, std::size_t budget_bytes = sub_histogram_budget_bytes) {
   using T = typename Op::value_type;
   if (num_bins <= 0) throw error("num_bins must be > 0, got " + std::to_string(num_bins));
   if (n < 0) throw error("n must be >= 0, got " + std::to_string(n));
@@ -59,34 +90,30 @@ void run(std::int64_t n, UpdateAt update_at, Op op, typename Op::value_type* des
     fold_range(0, n, dest, 0, num_bins);
     return;
   }
-  std::vector<std::thread> pool;
-  if (static_cast<std::size_t>(t) * static_cast<std::size_t>(num_bins) * sizeof(T) <= sub_histogram_budget_bytes) {
+  // t * num_bins * sizeof(T) <= budget, written so that it cannot overflow.
+  const bool fits = static_cast<std::size_t>(num_bins) <= budget_bytes / sizeof(T) / static_cast<std::size_t>(t);
+  if (fits) {
     std::vector<std::vector<T>> subs(t);
-    for (int k = 0; k < t; ++k) {
-      pool.emplace_back([&, k] {
-        subs[k].assign(num_bins, Op::identity());
-        fold_range(n * k / t, n * (k + 1) / t, subs[k].data(), 0, num_bins);
-      });
-    }
-    for (auto& th : pool) th.join();
+    run_parts(t, [&](int k) {
+      subs[k].assign(num_bins, Op::identity());
+      fold_range(n * k / t, n * (k + 1) / t, subs[k].data(), 0, num_bins);
+    });
     for (int k = 0; k < t; ++k)
       for (std::int64_t b = 0; b < num_bins; ++b) dest[b] = op(dest[b], subs[k][b]);
   } else {
     // Each thread owns a range of bins and applies, in input order, only the updates that fall in it.
-    for (int k = 0; k < t; ++k) {
-      pool.emplace_back([&, k] {
-        std::int64_t lo = num_bins * k / t, hi = num_bins * (k + 1) / t;
-        fold_range(0, n, dest + lo, lo, hi);
-      });
-    }
-    for (auto& th : pool) th.join();
+    run_parts(t, [&](int k) {
+      std::int64_t lo = num_bins * k / t, hi = num_bins * (k + 1) / t;
+      fold_range(0, n, dest + lo, lo, hi);
+    });
   }
 }
 
 }  // namespace detail
 
 /// dest[f(input[i]).bin] (+)= f(input[i]).value for i in [0, n). f: (const In&) -> bin_update<T>.
-/// Out-of-range bins are ignored. threads = 0 uses default_threads(). Throws ghist::error on bad arguments.
+/// Out-of-range bins are ignored. threads = 0 uses default_threads(). Throws ghist::error on bad arguments; an
+/// exception thrown by f is rethrown here once every worker thread has finished (dest is then unspecified).
 template <class In, class BinFn, class Op>
 void generalized_histogram(const In* input, std::int64_t n, BinFn f, Op op, typename Op::value_type* dest,
                            std::int64_t num_bins, mode how = mode::overwrite, int threads = 0) {
