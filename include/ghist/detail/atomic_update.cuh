@@ -133,7 +133,10 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
   } else {
     // The critical section sits inside the branch that took the lock, so a thread never waits on a lock held by a
     // thread of its own warp that cannot run: no intra-warp deadlock, with or without independent thread scheduling.
+    // A failed attempt backs off (exponentially, capped) so that spinning threads leave the lock's memory to the
+    // holder's release instead of flooding it with compare-and-swaps.
     bool done = false;
+    unsigned backoff_ns = 8;
     while (!done) {
       if (atomicCAS(lock, 0, 1) == 0) {
         fence<Level>();
@@ -141,6 +144,9 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
         fence<Level>();
         atomicExch(lock, 0);
         done = true;
+      } else {
+        __nanosleep(backoff_ns);
+        backoff_ns = backoff_ns < 256 ? 2 * backoff_ns : 256;
       }
     }
   }

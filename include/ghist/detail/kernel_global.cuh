@@ -7,6 +7,7 @@
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/update.hpp"
 
 namespace ghist::detail {
@@ -19,11 +20,17 @@ __global__ void global_memory_kernel(Source src, Op op, typename Op::value_type*
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t sub_offset = (rank / C) * stride;
+  auto update = [&](std::int64_t b, const T& v) {
+    atomic_update<memory_level::global>(op, subs + sub_offset + b, v, locked ? locks + sub_offset + b : nullptr);
+  };
   src.for_each(rank, threads, [&](const bin_update<T>& u) {
     const std::int64_t b = u.bin - lo;
-    if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len))
-      atomic_update<memory_level::global>(op, subs + sub_offset + b, u.value,
-                                          locked ? locks + sub_offset + b : nullptr);
+    const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
+    if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+      if (in_chunk) update(b, u.value);
+    } else {
+      warp_aggregated_update(op, in_chunk ? b : std::int64_t(-1), u.value, update);
+    }
   });
 }
 

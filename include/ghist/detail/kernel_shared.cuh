@@ -8,6 +8,7 @@
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/update.hpp"
 
 namespace ghist::detail {
@@ -41,11 +42,17 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       if constexpr (locked) locks[i] = 0;
     }
     __syncthreads();
+    auto update = [&](std::int64_t b, const T& v) {
+      atomic_update<memory_level::shared>(op, subs + sub_offset + b, v, locked ? locks + sub_offset + b : nullptr);
+    };
     src.for_each(rank, threads, [&](const bin_update<T>& u) {
       const std::int64_t b = u.bin - lo;
-      if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len))
-        atomic_update<memory_level::shared>(op, subs + sub_offset + b, u.value,
-                                            locked ? locks + sub_offset + b : nullptr);
+      const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
+      if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+        if (in_chunk) update(b, u.value);
+      } else {
+        warp_aggregated_update(op, in_chunk ? b : std::int64_t(-1), u.value, update);
+      }
     });
     __syncthreads();
     for (std::int64_t b = threadIdx.x; b < len; b += blockDim.x) {

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The full GPU check, in one command on a machine with a CUDA GPU:
+#   1. build for sm_90 (skipped with --no-build when a carried build folder is used),
+#   2. all host and GPU tests,
+#   3. compute-sanitizer memcheck and racecheck on a short subset (Sanitizer.*, the error tests),
+#   4. which atomic instructions sm_90 got for each operator class (SASS of the test binary),
+#   5. the benchmark summary (when the benchmark was built),
+# and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
+set -u
+cd "$(dirname "$0")/.."
+build=${GHIST_BUILD_DIR:-build-gpu}
+logs=${OUT:-gpu-check-logs}
+mkdir -p "$logs"
+declare -a summary
+record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+failed=0
+
+if [ "${1:-}" != "--no-build" ]; then
+  if cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DGHIST_BUILD_BENCH=ON >"$logs/build.log" 2>&1 &&
+     cmake --build "$build" >>"$logs/build.log" 2>&1; then record build ok; else record build FAILED; failed=1; fi
+fi
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader \
+  >"$logs/gpu.txt" 2>&1 || true
+gpu=$(head -n1 "$logs/gpu.txt")
+
+run_step() {  # name, log file, command...
+  local name=$1 log=$2; shift 2
+  local start=$SECONDS
+  if "$@" >"$logs/$log" 2>&1; then record "$name" "ok ($((SECONDS - start)) s)"
+  else record "$name" "FAILED (exit $?, $((SECONDS - start)) s; see $log)"; failed=1; fi
+}
+
+tests="$build/tests"
+run_step "host tests" host_tests.log "$tests/ghist_host_tests" --gtest_brief=1
+run_step "gpu tests" gpu_tests.log "$tests/ghist_gpu_tests" --gtest_brief=1
+subset='Sanitizer.*:errors_fixture.*:GpuConvenience.*'
+run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+  "$tests/ghist_gpu_tests" --gtest_filter="$subset" --gtest_brief=1
+run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+  "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
+run_step "sanitizer synccheck" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \
+  "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
+
+# Atomic instructions in the SASS: ATOMS/ATOMG/RED are hardware atomics, *.CAS the compare-and-swap loops.
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$tests/ghist_gpu_tests" 2>/dev/null | grep -oE '(ATOMS|ATOMG|ATOM|RED)\.[A-Z0-9.]+' |
+    sort | uniq -c | sort -rn >"$logs/atomics_sass.txt"
+  record "atomic opcodes in SASS" "$(head -n 8 "$logs/atomics_sass.txt" | awk '{printf "%s:%s ", $2, $1}')"
+fi
+
+if [ -x "$build/bench/ghist_bench" ]; then
+  run_step "benchmark" bench.log "$build/bench/ghist_bench" --quick --csv "$logs/bench.csv"
+fi
+
+echo
+echo "==== ghist GPU check: $gpu, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F) ===="
+[ -f "$logs/gpu_tests.log" ] && tail -n 3 "$logs/gpu_tests.log"
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck.log "$logs"/racecheck.log "$logs"/synccheck.log 2>/dev/null
+[ -f "$logs/bench.log" ] && tail -n 40 "$logs/bench.log"
+echo
+printf '%s\n' "${summary[@]}"
+echo "overall: $([ $failed = 0 ] && echo PASS || echo FAIL)"
+exit $failed
