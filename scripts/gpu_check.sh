@@ -42,11 +42,15 @@ run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck 
 run_step "sanitizer synccheck" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
 
-# Atomic instructions in the SASS: ATOMS/ATOMG/RED are hardware atomics, *.CAS the compare-and-swap loops.
-if command -v cuobjdump >/dev/null; then
-  cuobjdump -sass "$tests/ghist_gpu_tests" 2>/dev/null | grep -oE '(ATOMS|ATOMG|ATOM|RED)\.[A-Z0-9.]+' |
-    sort | uniq -c | sort -rn >"$logs/atomics_sass.txt"
-  record "atomic opcodes in SASS" "$(head -n 8 "$logs/atomics_sass.txt" | awk '{printf "%s:%s ", $2, $1}')"
+# Which instruction each hardware atomic became on this architecture: per probe kernel, the atomic opcodes in its
+# SASS (ATOMS = shared, ATOMG/RED = global; *.CAS or *.CAST.SPIN = a compare-and-swap loop, not a native operation).
+if command -v cuobjdump >/dev/null && [ -x "$tests/ghist_atomic_sass_probe" ]; then
+  cuobjdump -sass "$tests/ghist_atomic_sass_probe" 2>/dev/null | awk '
+    /Function :/ { if (name != "") print name ": " (ops == "" ? "-" : ops); name = $3; ops = ""; delete seen }
+    match($0, /(ATOMS|ATOMG|ATOM|RED|REDG)\.[A-Z0-9.]+/) { op = substr($0, RSTART, RLENGTH); if (!(op in seen)) { seen[op] = 1; ops = ops " " op } }
+    END { if (name != "") print name ": " (ops == "" ? "-" : ops) }' |
+    sed -E 's/_ZN5probe[0-9]+//; s/EP[a-z]+[a-z]*$//' | sort >"$logs/atomics_sass.txt"
+  record "atomic SASS probe" "$(wc -l <"$logs/atomics_sass.txt") kernels, see atomics_sass.txt"
 fi
 
 if [ -x "$build/bench/ghist_bench" ]; then
@@ -57,7 +61,8 @@ echo
 echo "==== ghist GPU check: $gpu, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F) ===="
 [ -f "$logs/gpu_tests.log" ] && tail -n 3 "$logs/gpu_tests.log"
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck.log "$logs"/racecheck.log "$logs"/synccheck.log 2>/dev/null
-[ -f "$logs/bench.log" ] && tail -n 40 "$logs/bench.log"
+[ -f "$logs/atomics_sass.txt" ] && { echo "atomic instructions per probe kernel (sm_90 SASS):"; cat "$logs/atomics_sass.txt"; }
+[ -f "$logs/bench.log" ] && tail -n 62 "$logs/bench.log"
 echo
 printf '%s\n' "${summary[@]}"
 echo "overall: $([ $failed = 0 ] && echo PASS || echo FAIL)"
