@@ -263,3 +263,22 @@ TEST(RaceFactorInspector, EstimatesSeed000Inputs) {
 
 }  // namespace
 }  // namespace ghist_test
+
+namespace ghist_test {
+namespace {
+
+// A short subset for compute-sanitizer (memcheck, racecheck), which runs kernels 10-100x slower: every class,
+// both strategies, both modes, on small inputs. scripts/gpu_check.sh runs it with --gtest_filter=Sanitizer.*.
+TEST(Sanitizer, SmallCases) {
+  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory})
+    for (std::int64_t H : {31, 4096})
+      for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+        check_against_cpu<ghist::plus<std::uint32_t>>({distribution::uniform, 5003, H, kind, how});
+        check_against_cpu<saturating_add24>({distribution::zipf, 5003, H, kind, how});
+        check_against_cpu<unpacked_argmax>({distribution::out_of_range, 5003, H, kind, how});
+        check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
+      }
+}
+
+}  // namespace
+}  // namespace ghist_test

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
     src.for_each(rank, threads, [&](const bin_update<T>& u) {
       const std::int64_t b = u.bin - lo;
       const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
-      if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+      if constexpr (!use_warp_aggregation<Op, memory_level::shared>) {
         if (in_chunk) update(b, u.value);
       } else {
         warp_aggregated_update(op, in_chunk ? b : std::int64_t(-1), len, u.value, update);

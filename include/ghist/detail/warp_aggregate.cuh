@@ -1,13 +1,25 @@
 // Warp aggregation of equal bins (seed 002 section 9.7): lanes of a warp that update the same bin fold their values
 // first, and only one lane per bin touches memory. It turns a skewed input (all in one bin, Zipf) from 32
-// serialised CAS retries or lock handovers per warp into one, and costs a match and a max-reduction when a warp has
-// no duplicates. Used for the cas and xcg classes, whose contended updates cost far more than the aggregation.
+// serialised lock handovers per warp into one, but costs a match and a max-reduction for every input, hit or not.
+//
+// Where it pays (lent H100, 2026-11-21, N = 50M, seed 000's input; scripts/gpu_check.sh benchmark):
+//  - lock path (xcg) in global memory: yes. Without it, a skewed input serialises every update on one L2 lock
+//    (the all-in-one-bin GPU tests took minutes);
+//  - cas, and xcg in shared memory: no, for now. The per-input match cost 2x on uniform input (CAS H = 505:
+//    419 -> 862 us; XCG H = 49152 with S = 6 passes pays it 6 times: 7570 -> 23056 us), more than contention costs.
+//    A cheaper trigger is work for the speed issue.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "ghist/atomic_class.hpp"
+#include "ghist/detail/atomic_update.cuh"
+
 namespace ghist::detail {
+
+template <class Op, memory_level Level>
+inline constexpr bool use_warp_aggregation = atomic_class_of<Op> == atomic_class::xcg && Level == memory_level::global;
 
 /// Aggregate only when some bin is shared by at least this many lanes of the warp. Below it, the shuffles cost more
 /// than the collisions they save: on the lent H100 (2026-11-21, N = 50M, seed 000's input) aggregating every
