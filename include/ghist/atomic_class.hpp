@@ -4,9 +4,13 @@
 //   cas: any other operator on a 4- or 8-byte trivially copyable type, a compare-and-swap loop;
 //   xcg: anything else, a lock per bin (busy-waiting with atomicExch/atomicCAS), any trivially copyable type.
 //
-// The hdw table is what CUDA's atomic intrinsics cover on sm_90 in both shared and global memory (checked in the
-// SASS of tests/host/sass_probe, recorded in docs/atomics.md): add on 32/64-bit integers, float and double;
-// min/max and and/or/xor on 32/64-bit integers. Floating-point min/max have no instruction: they are cas.
+// The hdw table is the operators and types that CUDA has an atomic intrinsic for: add on 32/64-bit integers, float
+// and double; min/max and and/or/xor on 32/64-bit integers. Floating-point min/max have none: they are cas.
+// What sm_90 makes of each intrinsic was checked in the SASS (scripts/gpu_check.sh, probe kernels in
+// tests/gpu/atomic_sass_probe.cu; bench/results/2026-11-21-h100-atomics-sass.txt): in global memory every one is a
+// native RED/ATOM instruction; in shared memory only the 32-bit integer ones are (ATOMS.ADD/MIN/MAX/AND/OR/XOR),
+// while 64-bit integer ops and float/double add become the compiler's own compare-and-swap loop
+// (ATOMS.CAST.SPIN), which is what the cas class would do, so calling the intrinsic there loses nothing.
 #pragma once
 
 #include <cstdint>
