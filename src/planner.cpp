@@ -66,17 +66,15 @@ int block_size(int requested, int fallback, const device_info& dev) {
   return std::max(1, std::min(requested > 0 ? requested : fallback, dev.max_threads_per_block));
 }
 
-// Shared memory one block may use when as many blocks of B threads as fit (by threads) are resident on an SM: the
-// paper's footnote 7 ("use L/k per block when k blocks fit per SM"). We do not take the footnote's fallback to
-// one block per SM when even M = 1 needs more than L/k: that trades occupancy for passes, a choice left to
-// measurement (the multi-pass S covers it meanwhile).
+// Shared memory one block may use when `blocks_per_sm` blocks are resident on an SM: the paper's footnote 7 ("use
+// L/k per block when k blocks fit per SM"). blocks_per_sm = 0 means as many as fit by threads.
 struct shared_budget {
   int blocks_per_sm;
   std::size_t L;
 };
-shared_budget shared_budget_for(int B, const device_info& dev) {
+shared_budget shared_budget_for(int B, const device_info& dev, int blocks_per_sm = 0) {
   shared_budget b;
-  b.blocks_per_sm = std::max(1, dev.max_threads_per_sm / B);
+  b.blocks_per_sm = blocks_per_sm > 0 ? blocks_per_sm : std::max(1, dev.max_threads_per_sm / B);
   const std::size_t per_block = dev.shared_per_sm / static_cast<std::size_t>(b.blocks_per_sm);
   const std::size_t usable = per_block > dev.reserved_shared_per_block ? per_block - dev.reserved_shared_per_block : 0;
   b.L = std::min(dev.shared_per_block_optin, usable);
@@ -106,7 +104,8 @@ void set_passes(plan& pl, i64 H, i64 S) {
   pl.S = clamp_to_int(ceil_div(H, pl.H_chk));
 }
 
-plan shared_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
+plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                      int blocks_per_sm) {
   const i64 N = p.n, H = p.num_bins;
   const double RF = race_factor_used(p);
   plan pl;
@@ -115,7 +114,7 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 
   const int B = block_size(o.block, k.shared_block, dev);
   pl.block = B;
-  const shared_budget budget = shared_budget_for(B, dev);
+  const shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
   const std::size_t L = budget.L;
   const std::size_t el = shared_bytes_per_bin(p);
 
@@ -172,6 +171,21 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 
   // Each block merges its result into the destination; xcg does it under a lock per destination bin.
   pl.temp_bytes = (p.op_class == atomic_class::xcg && grid > 0) ? static_cast<std::size_t>(H) * lock_bytes : 0;
+  return pl;
+}
+
+// Footnote 7's fallback, taken when it saves passes: when the sub-histograms of all H bins do not fit the shared
+// memory of one of the k blocks an SM holds, one block per SM with all of it may need fewer passes. Every pass
+// re-reads the whole input, so a pass saved is worth more than the halved occupancy costs: on the lent H100
+// (2026-11-21, N = 50M int32 add, seed 000's input) H = 49152 took 192 us in 2 passes with 2 blocks per SM.
+// Only when the caller fixed none of block, grid, M and S (a fixed M keeps the default shape, as seed 000's sweeps).
+plan shared_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
+  plan pl = shared_plan_with(p, dev, o, k, 0);
+  const bool free_shape = o.block <= 0 && o.grid <= 0 && o.M <= 0 && o.S <= 0;
+  if (pl.S > 1 && free_shape && shared_budget_for(pl.block, dev).blocks_per_sm > 1) {
+    plan single = shared_plan_with(p, dev, o, k, 1);
+    if (single.S < pl.S) pl = single;
+  }
   return pl;
 }
 
