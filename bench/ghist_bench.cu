@@ -1,270 +1,471 @@
-// Seed 000's benchmark grid on one GPU, in one run: N uniformly distributed 32-bit integers,
-// bin = (x % max(1, H / RF)) * RF, for the HDW, CAS and XCG operators of seed 000 (plus argmax packed in 64 bits,
-// which takes the CAS path). Every ghist result is checked against the CPU backend before it is timed. Each time
-// is the median of many runs with CUDA events, reported with its ratio to the read-only floor over the same bytes
-// (measured in the same run) and, for HDW, the speedup over CUB HistogramEven on the same bins.
+// Seed 000's benchmark grid on one GPU, in one run.
 //
-//   ghist_bench [--quick] [--n N] [--reps R] [--csv FILE]
+// Input: N 32-bit integers (uniform by default, --dist for others), bin = (x % max(1, H / RF)) * RF, for every H of
+// the grid and RF in {1, 63}. Operators: HDW (int32 + 1), CAS (24-bit saturating add), XCG (argmax over an unpacked
+// (index, value) struct, lock path) and packed (the same argmax in 64 bits, CAS path); seed000_ops.cuh has them.
+// For every (operator, H, RF) it times:
+//   - ghist auto (the planner's choice; options.race_factor = RF, which the benchmark knows);
+//   - ghist with each fixed (M, S) of seed 000's Fig. 7 sweep: shared memory (B = 1024, M = 1 and
+//     M = k * floor(B / min(H, B)) for k in {1, 3, 6, 9}, S the smallest that fits) for H <= 49152, global memory
+//     (M in {1, 4, 8, 16, 32}, S = 1) for H >= 12288;
+//   - CUB: HistogramEven for HDW, radix sort + ReduceByKey for the others (cub_baselines.cuh);
+// and once per run the read-only floor over the same bytes and a device-to-device copy (timing.cuh).
+// Every result, ghist's and CUB's, is checked against the CPU backend (one reference per (operator, H, RF)) before
+// it is timed; a variant that differs is reported and not timed, and the run then exits with status 2.
+//
+// ghist's temporaries come from the stream-ordered pool (cudaMallocAsync). The benchmark keeps the pool's memory
+// between calls (release threshold = max), as a program that calls ghist repeatedly would; CUB's temporary storage
+// is likewise allocated once, before timing.
+//
+// Run with --help for the options.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <cub/device/device_histogram.cuh>
 #include <cuda_runtime_api.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include "ghist/cpu.hpp"
+#include "ghist/error.hpp"
 #include "ghist/generalized_histogram.cuh"
+#include "ghist/histogram.hpp"
+
+#include "check.cuh"
+#include "cub_baselines.cuh"
+#include "inputs.hpp"
+#include "report.hpp"
+#include "seed000_ops.cuh"
+#include "timing.cuh"
 
 namespace {
 
-#define CHECK(call)                                                                                 \
-  do {                                                                                              \
-    cudaError_t e_ = (call);                                                                        \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
+using bench::record;
+using bench::variant_kind;
 
-// ---- seed 000's three operators ----
-struct saturating_add24 {
-  using value_type = std::uint32_t;
-  __host__ __device__ static std::uint32_t identity() { return 0; }
-  __host__ __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
-    const std::uint32_t s = a + b;
-    return s > (1u << 24) - 1 || s < a ? (1u << 24) - 1 : s;
-  }
-};
-struct index_value {
-  std::uint32_t index;
-  std::int32_t value;
-};
-// Argmax kept as a struct, forced onto the lock path (seed 000's XCG case).
-struct argmax_unpacked {
-  using value_type = index_value;
-  static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
-  __host__ __device__ static index_value identity() { return {0xffffffffu, INT32_MIN}; }
-  __host__ __device__ index_value operator()(index_value a, index_value b) const {
-    if (a.value != b.value) return a.value > b.value ? a : b;
-    return a.index <= b.index ? a : b;
-  }
-};
-// The same argmax packed into 64 bits (value biased to unsigned in the high word, index low): the CAS path.
-struct argmax_packed {
-  using value_type = std::uint64_t;
-  __host__ __device__ static std::uint64_t identity() { return 0xffffffffull; }
-  __host__ __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
-    const std::uint32_t va = std::uint32_t(a >> 32), vb = std::uint32_t(b >> 32);
-    if (va != vb) return va > vb ? a : b;
-    return std::uint32_t(a) <= std::uint32_t(b) ? a : b;
-  }
+const std::vector<std::int64_t> full_Hs = {31,    127,    505,    2048,   6144,   12288,
+                                           24576, 49152, 196608, 393216, 786432, 1572864};
+const std::vector<std::int64_t> quick_Hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
+
+// Seed 000's Fig. 7 sweep.
+constexpr int shared_block = 1024;
+constexpr std::int64_t max_shared_sweep_H = 49152;
+constexpr std::int64_t min_global_sweep_H = 12288;
+const std::vector<int> shared_k = {1, 3, 6, 9};
+const std::vector<int> global_M = {1, 4, 8, 16, 32};
+
+// ---- options ----
+
+struct config {
+  bool quick = false;
+  std::int64_t n = 50'000'000;
+  bench::timing_policy timing;
+  std::vector<std::string> ops = {"hdw", "cas", "xcg", "packed"};
+  std::vector<std::int64_t> rfs = {1, 63};
+  std::vector<std::int64_t> Hs = full_Hs;
+  bench::distribution dist;
+  std::string csv_path, json_path;
+  bool fixed = true;
+  bool cub = true;
 };
 
-struct seed000_bin {
-  std::int64_t active, rf;
-  __host__ __device__ std::int64_t operator()(std::uint32_t x) const { return std::int64_t(x % active) * rf; }
-};
-struct hdw_fn {
-  seed000_bin bin;
-  __host__ __device__ ghist::bin_update<std::int32_t> operator()(std::uint32_t x) const { return {bin(x), 1}; }
-};
-struct cas_fn {
-  seed000_bin bin;
-  __host__ __device__ ghist::bin_update<std::uint32_t> operator()(std::uint32_t x) const { return {bin(x), x % 4}; }
-};
-struct xcg_fn {
-  seed000_bin bin;
-  __host__ __device__ ghist::bin_update<index_value> operator()(std::uint32_t x) const {
-    return {bin(x), index_value{x / 64, static_cast<std::int32_t>(x)}};
-  }
-};
-struct packed_fn {
-  seed000_bin bin;
-  __host__ __device__ ghist::bin_update<std::uint64_t> operator()(std::uint32_t x) const {
-    const std::uint32_t biased = static_cast<std::uint32_t>(static_cast<std::int32_t>(x)) ^ 0x80000000u;
-    return {bin(x), (std::uint64_t(biased) << 32) | (x / 64)};
-  }
-};
-struct cub_bin_of {
-  seed000_bin bin;
-  __host__ __device__ std::int32_t operator()(std::uint32_t x) const { return static_cast<std::int32_t>(bin(x)); }
+const char* usage_text =
+    "usage: ghist_bench [options]\n"
+    "\n"
+    "Seed 000's generalized-histogram grid on the current GPU in one run: N 32-bit integers, bin =\n"
+    "(x % max(1, H/RF)) * RF, operators HDW (int32 +1), CAS (24-bit saturating add), XCG (argmax over an unpacked\n"
+    "(index, value) struct: lock path) and packed (the same argmax in 64 bits: CAS path). For each (op, H, RF) it\n"
+    "times ghist auto, ghist with every fixed (M, S) of seed 000's Fig. 7 sweep (shared memory, B = 1024,\n"
+    "M = 1 and k*floor(B/min(H,B)) for k in 1,3,6,9, for H <= 49152; global memory, M in 1,4,8,16,32, S = 1, for\n"
+    "H >= 12288), CUB (HistogramEven for HDW, radix sort + ReduceByKey otherwise), and once the read-only floor and\n"
+    "a device-to-device copy of the same bytes. Every result is checked against the CPU backend before it is\n"
+    "timed. Times are medians over CUDA events after a warm-up.\n"
+    "\n"
+    "Options:\n"
+    "  --quick            H in {31, 505, 2048, 12288, 49152, 196608, 1572864} and 7 runs (fixed sweeps kept)\n"
+    "  --n N              inputs (default 50000000)\n"
+    "  --reps R           timed runs per variant, median reported (default 25; 7 with --quick)\n"
+    "  --budget-ms T      per variant: fewer runs (at least 3) when R runs would take longer than T ms, one\n"
+    "                     when a single run does (default 400); the runs taken are in the CSV/JSON\n"
+    "  --ops LIST         comma-separated subset of hdw,cas,xcg,packed (default all)\n"
+    "  --rf LIST          race factors (default 1,63)\n"
+    "  --h LIST           histogram sizes H (default the full grid, 31 ... 1572864)\n"
+    "  --dist D           uniform (default), one_bin, zipf:S (exponent S > 0, e.g. zipf:1.1) or sorted; the\n"
+    "                     non-uniform ones draw bins over the same max(1, H/RF) active bins, RF-strided (zipf:\n"
+    "                     ranks spread over the bins by a fixed permutation; sorted: bins nondecreasing)\n"
+    "  --no-fixed         only ghist auto and the baselines\n"
+    "  --no-cub           no CUB baselines\n"
+    "  --csv FILE         one row per measured variant, written as it is measured\n"
+    "  --json FILE        the same as JSON, with the run's device, N, floors\n"
+    "  --help             this text\n"
+    "\n"
+    "Output: per operator and RF a row per H with auto's time (us), GB/s of input, ratio to the read floor,\n"
+    "x_vs_CUB (CUB time / auto time), the best fixed (M, S) and auto/best (auto time / best time), and auto's plan;\n"
+    "then each operator's worst cells and every variant that could not run or gave a wrong answer.\n"
+    "Exit status: 0, 1 on a usage error or without a GPU, 2 if any result differed from the CPU backend.\n";
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
-// ---- floors ----
-__global__ void read_floor_kernel(const uint4* in, std::int64_t n_vec, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n_vec;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const uint4 v = in[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;  // practically never: keeps the loads alive
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) parts.push_back(item);
+  return parts;
 }
 
-struct timer {
-  cudaEvent_t a, b;
-  timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
+std::int64_t parse_int(const std::string& s, const char* what, std::int64_t lo, std::int64_t hi) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
-  template <class F>
-  double median_us(F&& f, int reps) {
-    f();
-    f();  // warm-up
-    std::vector<float> ms(reps);
-    for (int r = 0; r < reps; ++r) {
-      CHECK(cudaEventRecord(a));
-      f();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      CHECK(cudaEventElapsedTime(&ms[r], a, b));
+  if (used == 0 || used != s.size() || v < lo || v > hi)
+    throw usage_error(std::string(what) + " must be an integer in [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + "], got '" + s + "'");
+  return v;
+}
+
+std::vector<std::int64_t> parse_int_list(const std::string& s, const char* what, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (const auto& item : split(s)) v.push_back(parse_int(item, what, lo, hi));
+  if (v.empty()) throw usage_error(std::string(what) + " needs at least one value");
+  return v;
+}
+
+// Returns false when --help was asked for. Throws usage_error.
+bool parse(int argc, char** argv, config& c) {
+  bool reps_given = false, Hs_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") return false;
+    else if (a == "--quick") c.quick = true;
+    else if (a == "--n") c.n = parse_int(value(), "--n", 1, std::int64_t(1) << 34);
+    else if (a == "--reps") {
+      c.timing.reps = static_cast<int>(parse_int(value(), "--reps", 1, 100000));
+      reps_given = true;
     }
-    std::sort(ms.begin(), ms.end());
-    return 1000.0 * ms[reps / 2];
+    else if (a == "--budget-ms") c.timing.budget_ms = double(parse_int(value(), "--budget-ms", 1, 3600000));
+    else if (a == "--ops") {
+      c.ops = split(value());
+      for (const auto& op : c.ops)
+        if (op != "hdw" && op != "cas" && op != "xcg" && op != "packed")
+          throw usage_error("--ops takes hdw, cas, xcg, packed; got '" + op + "'");
+      if (c.ops.empty()) throw usage_error("--ops needs at least one operator");
+    } else if (a == "--rf") c.rfs = parse_int_list(value(), "--rf", 1, std::numeric_limits<std::int32_t>::max());
+    else if (a == "--h") {
+      c.Hs = parse_int_list(value(), "--h", 1, std::numeric_limits<std::int32_t>::max() - 1);
+      Hs_given = true;
+    } else if (a == "--dist") {
+      try {
+        c.dist = bench::distribution::parse(value());
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+      }
+    } else if (a == "--no-fixed") c.fixed = false;
+    else if (a == "--no-cub") c.cub = false;
+    else if (a == "--csv") c.csv_path = value();
+    else if (a == "--json") c.json_path = value();
+    else throw usage_error("unknown option '" + a + "'");
   }
-};
-
-template <class T>
-bool same(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
+  if (c.quick) {
+    if (!reps_given) c.timing.reps = 7;
+    if (!Hs_given) c.Hs = quick_Hs;
+  }
+  c.timing.min_reps = std::min(c.timing.min_reps, c.timing.reps);
+  return true;
 }
 
-struct result_row {
-  std::string op;
-  std::int64_t H, RF;
-  double ghist_us, floor_us, cub_us;
-  std::string plan;
+// ---- the variants of one (op, H, RF) ----
+
+struct variant {
+  std::string label;
+  variant_kind kind;
+  ghist::plan_overrides overrides;
 };
 
-template <class Op, class Fn>
-result_row run_case(const char* name, Fn fn, const std::uint32_t* d_in, const std::vector<std::uint32_t>& host_in,
-                    std::int64_t n, std::int64_t H, std::int64_t RF, double floor_us, int reps, timer& t) {
+ghist::plan_overrides fixed_plan(ghist::strategy kind, int M, int S, int block) {
+  ghist::plan_overrides o;
+  o.kind = kind;
+  o.M = M;
+  o.S = S;  // 0: the planner's (for shared memory the fewest passes whose M chunks fit)
+  o.block = block;
+  return o;
+}
+
+std::vector<variant> variants_for(std::int64_t H, bool fixed) {
+  std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
+  if (!fixed) return v;
+  if (H <= max_shared_sweep_H) {
+    std::vector<int> Ms = {1};
+    const int per_block = shared_block / static_cast<int>(std::min<std::int64_t>(H, shared_block));
+    for (int k : shared_k) Ms.push_back(k * per_block);
+    std::sort(Ms.begin(), Ms.end());
+    Ms.erase(std::unique(Ms.begin(), Ms.end()), Ms.end());
+    for (int M : Ms)
+      v.push_back({"shared M=" + std::to_string(M), variant_kind::fixed,
+                   fixed_plan(ghist::strategy::shared_memory, M, 0, shared_block)});
+  }
+  if (H >= min_global_sweep_H)
+    for (int M : global_M)
+      v.push_back({"global M=" + std::to_string(M), variant_kind::fixed,
+                   fixed_plan(ghist::strategy::global_memory, M, 1, 0)});
+  return v;
+}
+
+// ---- one (op, H, RF) ----
+
+struct context {
+  const config* cfg;
+  std::int64_t n;
+  const std::uint32_t* d_in;
+  const std::vector<std::uint32_t>* host_in;
+  void* d_hist;  // max H * 8 bytes
+  bench::cub_buffers* cub;
+  bench::event_timer* timer;
+  double floor_us;
+};
+
+template <class D>
+void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<record>& rows) {
+  using Op = typename D::op;
   using T = typename Op::value_type;
-  T* d_hist = nullptr;
-  CHECK(cudaMalloc(&d_hist, H * sizeof(T)));
-  ghist::options opts;
-  opts.race_factor = double(RF);  // the benchmark knows its RF; the inspector is tested elsewhere
-  ghist::generalized_histogram_async(d_in, n, fn, Op{}, d_hist, H, 0, opts);
-  CHECK(cudaDeviceSynchronize());
-  std::vector<T> got(H), expected(H);
-  CHECK(cudaMemcpy(got.data(), d_hist, H * sizeof(T), cudaMemcpyDeviceToHost));
-  ghist::cpu::generalized_histogram(host_in.data(), n, fn, Op{}, expected.data(), H);
-  for (std::int64_t b = 0; b < H; ++b)
-    if (!same(got[b], expected[b])) {
-      std::fprintf(stderr, "MISMATCH %s H=%lld RF=%lld bin %lld\n", name, (long long)H, (long long)RF, (long long)b);
-      std::exit(2);
+  const auto started = std::chrono::steady_clock::now();
+  const bench::seed000_bin bin = bench::seed000_bin::make(H, RF);
+  const typename D::fn fn{bin};
+  const std::int64_t n = ctx.n;
+  T* d_hist = static_cast<T*>(ctx.d_hist);
+
+  std::vector<T> expected(static_cast<std::size_t>(H));
+  ghist::cpu::generalized_histogram(ctx.host_in->data(), n, fn, Op{}, expected.data(), H);
+  std::vector<T> got(static_cast<std::size_t>(H));
+
+  const std::size_t first_row = rows.size();
+  int fixed_ok = 0, fixed_total = 0;
+  for (const variant& v : variants_for(H, ctx.cfg->fixed)) {
+    record r;
+    r.op = D::name;
+    r.H = H;
+    r.RF = RF;
+    r.dist = ctx.cfg->dist.label();
+    r.kind = v.kind;
+    r.variant = v.label;
+    r.floor_us = ctx.floor_us;
+    ghist::options opts;
+    opts.race_factor = double(RF);
+    opts.overrides = v.overrides;
+    try {
+      const ghist::plan pl = ghist::plan_for<Op>(n, H, opts);  // what the call below runs
+      r.plan = pl.to_string();
+      r.plan_short = bench::short_plan(pl);
+      // Poisoned first, so that a call that writes nothing cannot pass on the previous variant's answer.
+      BENCH_CHECK(cudaMemset(d_hist, 0xab, got.size() * sizeof(T)));
+      auto run = [&] { ghist::generalized_histogram_async(ctx.d_in, n, fn, Op{}, d_hist, H, 0, opts); };
+      const float check_ms = ctx.timer->once(run);
+      BENCH_CHECK(cudaMemcpy(got.data(), d_hist, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      r.status = bench::compare(got, expected);
+      if (r.status == "ok") {
+        const bench::timing t = ctx.timer->median(run, ctx.cfg->timing, check_ms);
+        r.us = t.us;
+        r.reps = t.reps;
+      }
+    } catch (const ghist::error& e) {
+      r.status = std::string("n/a: ") + e.what();
     }
-  const double us = t.median_us([&] { ghist::generalized_histogram_async(d_in, n, fn, Op{}, d_hist, H, 0, opts); }, reps);
-  ghist::problem p;
-  p.n = n;
-  p.num_bins = H;
-  p.op_class = ghist::atomic_class_of<Op>;
-  p.value_bytes = sizeof(T);
-  p.value_align = alignof(T);
-  p.race_factor = double(RF);
-  const ghist::plan pl = ghist::make_plan(p, ghist::device_info::current());
-  CHECK(cudaFree(d_hist));
-  return {name, H, RF, us, floor_us, 0.0, pl.to_string()};
+    if (v.kind == variant_kind::fixed) {
+      ++fixed_total;
+      fixed_ok += r.ok();
+    }
+    rows.push_back(r);
+  }
+
+  if (ctx.cfg->cub) {
+    bench::baseline_result b;
+    if constexpr (D::id == bench::op_id::hdw)
+      b = bench::cub_histogram_even(ctx.d_in, n, H, bin, expected, *ctx.cub, *ctx.timer, ctx.cfg->timing);
+    else
+      b = bench::cub_sort_reduce<Op>(ctx.d_in, n, H, fn, expected, *ctx.cub, *ctx.timer, ctx.cfg->timing);
+    record r;
+    r.op = D::name;
+    r.H = H;
+    r.RF = RF;
+    r.dist = ctx.cfg->dist.label();
+    r.kind = variant_kind::baseline;
+    r.variant = b.label;
+    r.floor_us = ctx.floor_us;
+    r.us = b.t.us;
+    r.reps = b.t.reps;
+    r.status = b.status;
+    rows.push_back(r);
+    for (std::size_t k = first_row; k < rows.size(); ++k) rows[k].cub_us = b.status == "ok" ? b.t.us : NAN;
+  }
+
+  const record& a = rows[first_row];
+  const std::string auto_text = a.ok() ? bench::detail::fmt("%.1f us", a.us) : a.status.substr(0, 60);
+  const std::string cub_text = ctx.cfg->cub ? bench::detail::fmt("%.1f us", rows.back().us) : "-";
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::fprintf(stderr, "  %-6s H=%-7lld RF=%-3lld auto %s, %d/%d fixed ok, CUB %s (%.1f s)\n", D::name,
+               static_cast<long long>(H), static_cast<long long>(RF), auto_text.c_str(), fixed_ok, fixed_total,
+               cub_text.c_str(), seconds);
+}
+
+const char* op_label(const std::string& op) {
+  if (op == "hdw") return bench::op_hdw::name;
+  if (op == "cas") return bench::op_cas::name;
+  if (op == "xcg") return bench::op_xcg::name;
+  return bench::op_packed::name;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::int64_t n = 50'000'000;
-  int reps = 25;
-  const char* csv_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::atoll(argv[++i]);
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: ghist_bench [--quick] [--n N] [--reps R] [--csv FILE]\n");
-      return 2;
+  config cfg;
+  try {
+    if (!parse(argc, argv, cfg)) {
+      std::fputs(usage_text, stdout);
+      return 0;
     }
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "ghist_bench: %s (see --help)\n", e.what());
+    return 1;
   }
-  if (quick) reps = std::min(reps, 11);
-  std::vector<std::int64_t> Hs = {31, 127, 505, 2048, 6144, 12288, 24576, 49152, 196608, 393216, 786432, 1572864};
-  if (quick) Hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
 
+  // The first CUDA call: a clear line and status 1 without a usable GPU.
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  if (probe != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "ghist_bench: no CUDA device available (%s); this benchmark needs a GPU\n",
+                 probe != cudaSuccess ? cudaGetErrorString(probe) : "0 devices");
+    return 1;
+  }
+
+  const auto started = std::chrono::steady_clock::now();
+  int device = 0;
+  BENCH_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, %d SMs, L2 %d MiB; N = %lld uniform uint32; median of %d runs\n", prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20, (long long)n, reps);
+  BENCH_CHECK(cudaGetDeviceProperties(&prop, device));
+  cudaMemPool_t pool;
+  BENCH_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
+  BENCH_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
 
-  std::vector<std::uint32_t> host_in(n);
-  std::mt19937 rng(2006);
-  for (auto& x : host_in) x = rng();
+  bench::csv_writer csv;
+  if (!cfg.csv_path.empty() && !csv.open(cfg.csv_path)) {
+    std::fprintf(stderr, "ghist_bench: cannot write %s\n", cfg.csv_path.c_str());
+    return 1;
+  }
+
+  const std::int64_t n = cfg.n;
+  const std::int64_t max_H = *std::max_element(cfg.Hs.begin(), cfg.Hs.end());
+  bench::run_info info;
+  info.device = prop.name;
+  info.sms = prop.multiProcessorCount;
+  info.l2_mib = prop.l2CacheSize >> 20;
+  info.n = n;
+  info.dist = cfg.dist.label();
+  info.reps = cfg.timing.reps;
+  info.budget_ms = cfg.timing.budget_ms;
+  std::printf("device: %s, %d SMs, L2 %d MiB; N = %lld %s uint32; bin = (x %% max(1, H/RF)) * RF\n", prop.name,
+              info.sms, info.l2_mib, static_cast<long long>(n), info.dist.c_str());
+  std::printf("median of %d runs after a warm-up (fewer, at least %d, when %d runs exceed %.0f ms); %s%s\n",
+              cfg.timing.reps, cfg.timing.min_reps, cfg.timing.reps, cfg.timing.budget_ms,
+              cfg.fixed ? "fixed (M, S) sweeps" : "no fixed sweeps", cfg.cub ? ", CUB baselines" : "");
+
+  // Input, first as the uniform array (the floors only depend on its size).
+  std::vector<std::uint32_t> host_in(static_cast<std::size_t>(n));
+  bench::make_input(bench::distribution{}, 1, host_in);
   std::uint32_t* d_in = nullptr;
-  CHECK(cudaMalloc(&d_in, n * sizeof(std::uint32_t)));
-  CHECK(cudaMemcpy(d_in, host_in.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  unsigned* sink = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  std::uint32_t* d_copy = nullptr;
-  CHECK(cudaMalloc(&d_copy, n * sizeof(std::uint32_t)));
+  const std::size_t in_bytes = static_cast<std::size_t>(n) * sizeof(std::uint32_t);
+  BENCH_CHECK(cudaMalloc(&d_in, in_bytes));
+  BENCH_CHECK(cudaMemcpy(d_in, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
 
-  timer t;
-  const std::int64_t n_vec = n / 4;
-  const double floor_us = t.median_us([&] {
-    read_floor_kernel<<<prop.multiProcessorCount * 8, 512>>>(reinterpret_cast<const uint4*>(d_in), n_vec, sink);
-  }, reps);
-  const double copy_us = t.median_us([&] {
-    CHECK(cudaMemcpyAsync(d_copy, d_in, n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice));
-  }, reps);
-  const double bytes = double(n) * sizeof(std::uint32_t);
-  std::printf("read floor: %.1f us (%.0f GB/s); device-to-device copy: %.1f us (%.0f GB/s read+write)\n", floor_us,
-              bytes / floor_us * 1e-3, copy_us, 2 * bytes / copy_us * 1e-3);
+  bench::event_timer timer;
+  const bench::floors fl = bench::measure_floors(d_in, n, timer, cfg.timing);
+  info.floor_us = fl.read.us;
+  info.copy_us = fl.copy.us;
+  const double gb = double(in_bytes) * 1e-9;
+  std::printf("read floor: %.1f us (%.0f GB/s); device-to-device copy: %.1f us (%.0f GB/s read+write)\n",
+              fl.read.us, gb / (fl.read.us * 1e-6), fl.copy.us, 2 * gb / (fl.copy.us * 1e-6));
+  std::fflush(stdout);
 
-  std::vector<result_row> rows;
-  for (std::int64_t RF : {1, 63}) {
-    for (std::int64_t H : Hs) {
-      const seed000_bin bin{std::max<std::int64_t>(1, H / RF), RF};
-      auto hdw = run_case<ghist::plus<std::int32_t>>("HDW", hdw_fn{bin}, d_in, host_in, n, H, RF, floor_us, reps, t);
-      // CUB HistogramEven on the same bins (through a transform iterator, as a CUB user would write it).
-      {
-        auto it = thrust::make_transform_iterator(d_in, cub_bin_of{bin});
-        int* d_hist = nullptr;
-        CHECK(cudaMalloc(&d_hist, H * sizeof(int)));
-        size_t temp_bytes = 0;
-        CHECK(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, it, d_hist, int(H + 1), 0, int(H), n));
-        void* temp = nullptr;
-        CHECK(cudaMalloc(&temp, temp_bytes));
-        hdw.cub_us = t.median_us([&] {
-          CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, it, d_hist, int(H + 1), 0, int(H), n));
-        }, reps);
-        CHECK(cudaFree(temp));
-        CHECK(cudaFree(d_hist));
+  std::vector<record> rows;
+  {
+    record r;
+    r.op = "floor";
+    r.dist = info.dist;
+    r.kind = variant_kind::floor;
+    r.floor_us = fl.read.us;
+    r.variant = "read";
+    r.us = fl.read.us;
+    r.reps = fl.read.reps;
+    rows.push_back(r);
+    r.variant = "copy";
+    r.us = fl.copy.us;
+    r.reps = fl.copy.reps;
+    rows.push_back(r);
+    csv.write(rows[0]);
+    csv.write(rows[1]);
+  }
+
+  void* d_hist = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_hist, static_cast<std::size_t>(max_H) * 8));
+  std::unique_ptr<bench::cub_buffers> cub;
+  if (cfg.cub) cub = std::make_unique<bench::cub_buffers>(n, max_H);
+  const context ctx{&cfg, n, d_in, &host_in, d_hist, cub.get(), &timer, fl.read.us};
+
+  for (std::int64_t RF : cfg.rfs) {
+    for (std::int64_t H : cfg.Hs) {
+      if (cfg.dist.per_cell()) {
+        bench::make_input(cfg.dist, bench::seed000_bin::make(H, RF).active, host_in);
+        BENCH_CHECK(cudaMemcpy(d_in, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
       }
-      rows.push_back(hdw);
-      rows.push_back(run_case<saturating_add24>("CAS", cas_fn{bin}, d_in, host_in, n, H, RF, floor_us, reps, t));
-      rows.push_back(run_case<argmax_unpacked>("XCG", xcg_fn{bin}, d_in, host_in, n, H, RF, floor_us, reps, t));
-      rows.push_back(run_case<argmax_packed>("CAS-packed", packed_fn{bin}, d_in, host_in, n, H, RF, floor_us, reps, t));
+      for (const auto& op : cfg.ops) {
+        const std::size_t first = rows.size();
+        if (op == "hdw") run_op<bench::op_hdw>(ctx, H, RF, rows);
+        else if (op == "cas") run_op<bench::op_cas>(ctx, H, RF, rows);
+        else if (op == "xcg") run_op<bench::op_xcg>(ctx, H, RF, rows);
+        else run_op<bench::op_packed>(ctx, H, RF, rows);
+        for (std::size_t k = first; k < rows.size(); ++k) csv.write(rows[k]);
+      }
     }
   }
 
-  std::printf("\n%-11s %8s %3s %10s %8s %10s  %s\n", "op", "H", "RF", "ghist_us", "x_floor", "x_vs_CUB", "plan");
-  for (const auto& r : rows) {
-    char cub[32] = "-";
-    if (r.cub_us > 0) std::snprintf(cub, sizeof cub, "%.2f", r.cub_us / r.ghist_us);
-    std::printf("%-11s %8lld %3lld %10.1f %8.2f %10s  %s\n", r.op.c_str(), (long long)r.H, (long long)r.RF,
-                r.ghist_us, r.ghist_us / r.floor_us, cub, r.plan.c_str());
+  std::vector<std::string> op_names;
+  for (const auto& op : cfg.ops) op_names.push_back(op_label(op));
+  bench::print_tables(rows, op_names, cfg.rfs, cfg.Hs, info);
+
+  int status = 0;
+  for (const auto& r : rows)
+    if (r.status.rfind("MISMATCH", 0) == 0) status = 2;
+  if (!csv.close()) {
+    std::fprintf(stderr, "ghist_bench: cannot write %s\n", cfg.csv_path.c_str());
+    status = status ? status : 1;
   }
-  if (csv_path) {
-    FILE* f = std::fopen(csv_path, "w");
-    if (f) {
-      std::fprintf(f, "op,H,RF,ghist_us,floor_us,cub_us,plan\n");
-      for (const auto& r : rows)
-        std::fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,\"%s\"\n", r.op.c_str(), (long long)r.H, (long long)r.RF,
-                     r.ghist_us, r.floor_us, r.cub_us, r.plan.c_str());
-      std::fclose(f);
-    }
+  if (!cfg.json_path.empty() && !bench::write_json(cfg.json_path, rows, info)) {
+    std::fprintf(stderr, "ghist_bench: cannot write %s\n", cfg.json_path.c_str());
+    status = status ? status : 1;
   }
-  return 0;
+  cub.reset();
+  BENCH_CHECK(cudaFree(d_hist));
+  BENCH_CHECK(cudaFree(d_in));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("\n%s in %.0f s\n", status == 2 ? "MISMATCHES FOUND" : "done", seconds);
+  return status;
 }
