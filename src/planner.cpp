@@ -189,6 +189,37 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
+// A sub-histogram per warp for the lock class (xcg), when B / 32 of them fit: lanes fold equal bins with warp
+// shuffles and one lane per bin does a plain read-modify-write, so no lock is taken. On the lent H100 (2026-11-21,
+// N = 50M, seed 000's unpacked argmax) the lock path took 900-2800 us for H = 31..505; see bench/results/.
+// Returns false when it does not fit (then the regular plan applies).
+bool warp_private_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
+  if (p.op_class != atomic_class::xcg || p.n <= 0) return false;
+  const int B = block_size(0, k.shared_block, dev);
+  if (B % 32 != 0) return false;
+  const i64 warps = B / 32;
+  const std::size_t bytes = static_cast<std::size_t>(warps) * static_cast<std::size_t>(p.num_bins) * p.value_bytes;
+  for (int blocks_per_sm : {0, 1}) {  // as many blocks as fit by threads first, then one with all the memory
+    const shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
+    if (bytes > budget.L) continue;
+    plan pl;
+    pl.kind = strategy::shared_memory;
+    pl.warp_private = true;
+    pl.race_factor = race_factor_used(p);
+    pl.block = B;
+    pl.grid = clamp_to_int(std::min<i64>(std::max<i64>(1, ceil_div(std::min<i64>(p.n, dev.hardware_threads()), B)),
+                                         static_cast<i64>(dev.sm_count) * budget.blocks_per_sm));
+    pl.M = clamp_to_int(warps);
+    pl.C = 32;
+    set_passes(pl, p.num_bins, 1);
+    pl.shared_bytes = bytes;
+    pl.temp_bytes = static_cast<std::size_t>(p.num_bins) * lock_bytes;  // the merge into dest takes global locks
+    out = pl;
+    return true;
+  }
+  return false;
+}
+
 plan global_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
   const i64 N = p.n, H = p.num_bins;
   const double RF = race_factor_used(p);
@@ -283,7 +314,7 @@ std::string plan::to_string() const {
   return std::string("strategy=") + ghist::to_string(kind) + " M=" + std::to_string(M) + " S=" + std::to_string(S) +
          " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
-         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf;
+         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {
@@ -330,6 +361,9 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     model.S = 0;
     use_shared = shared_plan(p, dev, model, constants).S <= max_shared_passes(p.op_class, constants);
   }
+  const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
+  plan warp_private;
+  if (use_shared && free_shape && warp_private_plan(p, dev, constants, warp_private)) return warp_private;
   return use_shared ? shared_plan(p, dev, overrides, constants) : global_plan(p, dev, overrides, constants);
 }
 

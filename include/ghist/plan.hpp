@@ -43,6 +43,9 @@ struct plan {
   std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
   std::size_t temp_bytes = 0;    ///< global workspace the launch needs (sub-histograms, locks, inspector buffer)
   double race_factor = 1.0;      ///< the RF the plan was made for
+  /// shared memory only: one sub-histogram per warp (M = block / 32, C = 32), updated without atomics or locks
+  /// after each warp folds its lanes' equal bins. Chosen by make_plan for the lock class when it fits.
+  bool warp_private = false;
 
   std::string to_string() const;
 };
@@ -76,7 +79,8 @@ struct planner_constants {
 plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
                const planner_constants& constants = {});
 
-/// The shared-memory plan of eqs. 1-3 (no switch), exposed for tests and the benchmark's fixed sweeps.
+/// The shared-memory plan of eqs. 1-3 (no switch, no warp-private plan), exposed for tests and the benchmark's
+/// fixed sweeps.
 plan make_shared_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
                       const planner_constants& constants = {});
 /// The global-memory plan of eqs. 4-6 (no switch).

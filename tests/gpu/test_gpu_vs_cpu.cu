@@ -278,6 +278,23 @@ TEST(Sanitizer, SmallCases) {
         check_against_cpu<unpacked_argmax>({distribution::out_of_range, 5003, H, kind, how});
         check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
       }
+  // The lock class's warp-private plan (auto picks it for small H): element and index forms, skewed and not.
+  for (std::int64_t H : {1, 31, 300})
+    for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+      check_against_cpu<unpacked_argmax>({distribution::zipf, 5003, H, ghist::strategy::automatic, how});
+      check_against_cpu<point_sum_op>({distribution::out_of_range, 5003, H, ghist::strategy::automatic, how, true});
+    }
+}
+
+// The warp-private plan is what auto gives the lock class for small H: check it is taken, then its results on
+// inputs whose sizes leave partial warps and unaligned heads and tails.
+TEST(GpuVsCpu, XcgWarpPrivatePlan) {
+  const auto pl = ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 255);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  for (std::int64_t H : {1, 7, 255, 400, 900})
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), std::int64_t((1 << 20) + 7)})
+      for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
+        check_against_cpu<unpacked_argmax>({d, n, H, ghist::strategy::automatic, ghist::mode::accumulate});
 }
 
 }  // namespace

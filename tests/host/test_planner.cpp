@@ -234,9 +234,33 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,4 global:9,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,4 global:3,1");
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:311,1 shared:19,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
-                     : "shared:311,1 shared:19,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
+              sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
+                     : "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
   }
+}
+
+TEST(PlannerH100, WarpPrivateLockClass) {
+  // The lock class gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit: H = 31 and 400
+  // with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048; never hdw or cas,
+  // never make_shared_plan (eqs. 1-3 as the paper has them), never with a caller's M.
+  const device_info dev = device_info::h100_sxm();
+  for (std::int64_t H : {31, 400, 505, 900}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, H), dev);
+    EXPECT_TRUE(pl.warp_private) << pl.to_string();
+    EXPECT_EQ(pl.M, 32);
+    EXPECT_EQ(pl.C, 32);
+    EXPECT_EQ(pl.S, 1);
+    EXPECT_EQ(pl.grid, H >= 505 ? 132 : 264);
+    EXPECT_EQ(pl.shared_bytes, 32u * H * 8u);
+    EXPECT_EQ(pl.temp_bytes, std::size_t(H) * 4u);
+    EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
+  }
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).warp_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31), dev).warp_private);
+  EXPECT_FALSE(ghist::make_shared_plan(paper_problem(atomic_class::xcg, 31), dev).warp_private);
+  plan_overrides o;
+  o.M = 8;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 31), dev, o).warp_private);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

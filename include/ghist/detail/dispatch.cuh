@@ -89,11 +89,22 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
     GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
   }
-  auto kernel = shared_memory_kernel<Source, Op>;
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(pl.shared_bytes)));
-  kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, pl.M, pl.H_chk, pl.S);
-  GHIST_CUDA_CHECK(cudaGetLastError());
+  auto launch = [&](auto kernel) {
+    GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(pl.shared_bytes)));
+    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, pl.M, pl.H_chk, pl.S);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  };
+  // The warp-private variant is compiled only for the lock class, the one the planner gives it to.
+  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+    if (pl.warp_private) {
+      if (pl.block % 32 != 0 || pl.M != pl.block / 32)
+        throw error("a warp-private plan needs whole warps and M = block / 32 (" + pl.to_string() + ")");
+      launch(shared_memory_kernel<Source, Op, true>);
+      return;
+    }
+  }
+  launch(shared_memory_kernel<Source, Op, false>);
 }
 
 template <class Source, class Op>

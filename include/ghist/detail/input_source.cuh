@@ -10,6 +10,12 @@
 
 namespace ghist::detail {
 
+// Warp-uniform walks (for_each_uniform): every lane of a warp runs the same number of steps and calls
+// visit(valid, update) at each, with valid == false where it has no input. Kernels that keep one sub-histogram per
+// warp need it: their updates are collective over the full warp. `rank` and `threads` must be multiples of 32 apart
+// from the lane (blocks of whole warps).
+__device__ __forceinline__ std::int64_t warp_base(std::int64_t rank) { return rank - rank % 32; }
+
 template <class In, class BinFn>
 struct element_source {
   const In* input;
@@ -57,6 +63,42 @@ struct element_source {
       for (std::int64_t i = rank; i < n; i += threads) visit(f(input[i]));
     }
   }
+
+  template <class Visit>
+  __device__ __forceinline__ void for_each_uniform(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
+    const int lane = static_cast<int>(rank % 32);
+    constexpr int vec_bytes = 16;
+    std::int64_t head = n;  // inputs before the first 16-byte boundary (all of them when vectors do not apply)
+    if constexpr (sizeof(In) < vec_bytes && vec_bytes % sizeof(In) == 0) {
+      const auto address = reinterpret_cast<std::uintptr_t>(input);
+      if (address % sizeof(In) == 0) {
+        head = static_cast<std::int64_t>(((vec_bytes - address % vec_bytes) % vec_bytes) / sizeof(In));
+        if (head > n) head = n;
+      }
+    }
+    auto scalar_range = [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i0 = begin + warp_base(rank); i0 < end; i0 += threads) {
+        const std::int64_t i = i0 + lane;
+        const bool valid = i < end;
+        visit(valid, f(input[valid ? i : begin]));
+      }
+    };
+    scalar_range(0, head);
+    if constexpr (sizeof(In) < vec_bytes && vec_bytes % sizeof(In) == 0) {
+      constexpr int per_vec = vec_bytes / sizeof(In);
+      const std::int64_t vectors = (n - head) / per_vec;
+      const uint4* vec = reinterpret_cast<const uint4*>(input + head);
+      for (std::int64_t v0 = warp_base(rank); v0 < vectors; v0 += threads) {
+        const std::int64_t v = v0 + lane;
+        const bool valid = v < vectors;
+        const uint4 a = vec[valid ? v : 0];
+        const In* ea = reinterpret_cast<const In*>(&a);
+#pragma unroll
+        for (int k = 0; k < per_vec; ++k) visit(valid, f(ea[k]));
+      }
+      scalar_range(head + vectors * per_vec, n);
+    }
+  }
 };
 
 template <class BinFn>
@@ -69,6 +111,16 @@ struct index_source {
   template <class Visit>
   __device__ __forceinline__ void for_each(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
     for (std::int64_t i = rank; i < n; i += threads) visit(f(i));
+  }
+
+  template <class Visit>
+  __device__ __forceinline__ void for_each_uniform(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
+    const int lane = static_cast<int>(rank % 32);
+    for (std::int64_t i0 = warp_base(rank); i0 < n; i0 += threads) {
+      const std::int64_t i = i0 + lane;
+      const bool valid = i < n;
+      visit(valid, f(valid ? i : 0));
+    }
   }
 };
 

@@ -40,32 +40,48 @@ __device__ __forceinline__ T shuffle_any(unsigned mask, const T& value, int src_
   return out;
 }
 
-/// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; for each distinct
-/// valid bin among the lanes, one lane calls update(bin, folded value).
-template <class Op, class Update>
-__device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, std::int64_t bins,
-                                                       typename Op::value_type value, Update&& update) {
-  const unsigned mask = __activemask();
+/// The lanes of `mask` fold the values of lanes that share a bin: returns true on one lane per distinct bin (the
+/// lowest), whose `acc` then holds the fold of its group. `bins` bounds the valid bins (-1 marks "no update").
+template <class Op>
+__device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64_t bin, std::int64_t bins,
+                                                typename Op::value_type& acc, unsigned min_group) {
   // The 32-bit match is the fast one; chunks of 2^32 - 1 bins or more need all 64 bits (a uniform branch).
   const unsigned peers = bins < 0xffffffffll ? __match_any_sync(mask, static_cast<unsigned>(bin))
                                              : __match_any_sync(mask, static_cast<unsigned long long>(bin));
-  const unsigned group_size = __popc(peers);
-  const unsigned largest = __reduce_max_sync(mask, group_size);
-  if (largest < min_group_to_aggregate) {  // few collisions: each lane updates on its own
-    if (bin >= 0) update(bin, value);
-    return;
-  }
+  const unsigned largest = __reduce_max_sync(mask, static_cast<unsigned>(__popc(peers)));
+  if (largest < min_group) return true;  // few collisions: every lane keeps its own value
   const int lane = threadIdx.x % 32;
   const bool leader = (__ffs(peers) - 1) == lane;
+  const typename Op::value_type value = acc;
   unsigned remaining = peers & ~(1u << lane);  // for the leader: the other lanes of its group, in lane order
-  typename Op::value_type acc = value;
   for (unsigned round = 1; round < largest; ++round) {
     const int src = remaining != 0 ? __ffs(remaining) - 1 : lane;
     remaining &= remaining - 1;
     const auto v = shuffle_any(mask, value, src);
     if (leader && src != lane) acc = op(acc, v);
   }
-  if (leader && bin >= 0) update(bin, acc);
+  return leader;
+}
+
+/// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; for each distinct
+/// valid bin among the lanes (when some bin has min_group_to_aggregate lanes or more), one lane calls
+/// update(bin, folded value); otherwise each lane calls update(bin, value).
+template <class Op, class Update>
+__device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, std::int64_t bins,
+                                                       typename Op::value_type value, Update&& update) {
+  if (fold_equal_bins(op, __activemask(), bin, bins, value, min_group_to_aggregate) && bin >= 0) update(bin, value);
+}
+
+/// A sub-histogram private to one warp, updated without atomics: the whole warp (all 32 lanes, converged, `valid`
+/// false on lanes without an input) folds equal bins, then one lane per bin reads, combines and writes it. No other
+/// warp touches `sub`, and the leaders of one step hold distinct bins; __syncwarp orders one step's writes before
+/// the next step's reads.
+template <class Op>
+__device__ __forceinline__ void warp_private_update(Op op, typename Op::value_type* sub, bool valid, std::int64_t bin,
+                                                    std::int64_t bins, typename Op::value_type value) {
+  const std::int64_t key = valid ? bin : -1;
+  if (fold_equal_bins(op, 0xffffffffu, key, bins, value, 1) && key >= 0) sub[key] = op(sub[key], value);
+  __syncwarp();
 }
 
 }  // namespace ghist::detail
