@@ -359,7 +359,10 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     plan_overrides model = overrides;
     model.M = 0;
     model.S = 0;
-    use_shared = shared_plan(p, dev, model, constants).S <= max_shared_passes(p.op_class, constants);
+    // The passes counted are those of the default shape (as many blocks per SM as fit): with one block per SM
+    // (footnote 7's fallback) multi-pass shared memory lost to global memory on the lent H100 (2026-11-21, cas
+    // H = 196608: 4 passes 2933 us, global M = 4 1564 us); the fallback only helps when it saves passes.
+    use_shared = shared_plan_with(p, dev, model, constants, 0).S <= max_shared_passes(p.op_class, constants);
   }
   const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
   plan warp_private;

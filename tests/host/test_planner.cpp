@@ -223,16 +223,16 @@ TEST(PlannerH100, Switch) {
   const device_info dev = device_info::h100_sxm();
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
-    // RF does not enter the shared plan; it only changes the global M. With one block per SM (232448 bytes), cas
-    // H = 196608 needs S = 4 passes, within seed 000's cas limit of 4, so it stays in shared memory.
+    // RF does not enter the shared plan; it only changes the global M. The switch counts the passes of the default
+    // shape (2 blocks per SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,4 global:9,1"
-                     : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,4 global:3,1");
+              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:78,1 global:9,1"
+                     : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
               sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
                      : "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
