@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
         if constexpr (!use_warp_aggregation<Op, memory_level::shared>) {
           if (in_chunk) update(b, u.value);
         } else {
-          warp_aggregated_update(op, in_chunk ? b : std::int64_t(-1), len, u.value, update);
+          if (in_chunk) warp_aggregated_update(op, b, len, u.value, update);
         }
       });
     }

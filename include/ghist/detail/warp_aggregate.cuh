@@ -3,11 +3,13 @@
 // serialised lock handovers per warp into one, but costs a match and a max-reduction for every input, hit or not.
 //
 // Where it pays (lent H100, 2026-11-21, N = 50M, seed 000's input; scripts/gpu_check.sh benchmark):
-//  - lock path (xcg) in global memory: yes. Without it, a skewed input serialises every update on one L2 lock
-//    (the all-in-one-bin GPU tests took minutes);
-//  - cas, and xcg in shared memory: no, for now. The per-input match cost 2x on uniform input (CAS H = 505:
-//    419 -> 862 us; XCG H = 49152 with S = 6 passes pays it 6 times: 7570 -> 23056 us), more than contention costs.
-//    A cheaper trigger is work for the speed issue.
+//  - the lock path (xcg), in shared and global memory: a skewed input otherwise serialises every update of a block
+//    (or of the GPU) on one lock. All in one bin, H = 12288: 245 ms without it;
+//  - every class in global memory: one bin hit by all 270K threads serialises in L2 (hdw one_bin H = 196608:
+//    4457 us against 604 us uniform), and global updates are bound by L2 atomics, not by issue slots;
+//  - cas in shared memory: no, for now. The per-input match cost 2x on uniform input (H = 505: 419 -> 862 us),
+//    more than its contention costs; a cheaper trigger is work for the speed issue.
+// Lanes whose input falls outside the current chunk do not take part (they skip the match).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,7 @@
 namespace ghist::detail {
 
 template <class Op, memory_level Level>
-inline constexpr bool use_warp_aggregation = atomic_class_of<Op> == atomic_class::xcg && Level == memory_level::global;
+inline constexpr bool use_warp_aggregation = atomic_class_of<Op> == atomic_class::xcg || Level == memory_level::global;
 
 /// Aggregate only when some bin is shared by at least this many lanes of the warp. Below it, the shuffles cost more
 /// than the collisions they save: on the lent H100 (2026-11-21, N = 50M, seed 000's input) aggregating every
