@@ -58,7 +58,7 @@ if [ -x "$build/bench/ghist_bench" ]; then
 fi
 
 echo
-echo "==== ghist GPU check: $gpu, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F) ===="
+echo "==== ghist GPU check: $gpu, commit ${GHIST_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, $(date -u +%F) ===="
 [ -f "$logs/gpu_tests.log" ] && tail -n 3 "$logs/gpu_tests.log"
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck.log "$logs"/racecheck.log "$logs"/synccheck.log 2>/dev/null
 [ -f "$logs/atomics_sass.txt" ] && { echo "atomic instructions per probe kernel (sm_90 SASS):"; cat "$logs/atomics_sass.txt"; }

@@ -50,14 +50,7 @@ void weighted_bincount_async(const Key* keys, const Weight* weights, std::int64_
 /// race-factor sampling: with options.race_factor == 0 it assumes RF = 1. plan.temp_bytes is the workspace needed.
 template <class Op>
 plan plan_for(std::int64_t n, std::int64_t num_bins, const options& opts = {}) {
-  problem p;
-  p.n = n;
-  p.num_bins = num_bins;
-  p.op_class = atomic_class_of<Op>;
-  p.value_bytes = sizeof(typename Op::value_type);
-  p.value_align = alignof(typename Op::value_type);
-  p.race_factor = opts.race_factor;
-  return make_plan(p, device_info::current(), opts.overrides);
+  return make_plan(problem_for<Op>(n, num_bins, opts.race_factor), device_info::current(), opts.overrides);
 }
 
 }  // namespace ghist

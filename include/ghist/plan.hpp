@@ -31,6 +31,19 @@ struct problem {
   double race_factor = 0.0;      ///< RF of seed 000 (>= 1); 0 means unknown (the planner then assumes 1)
 };
 
+/// The problem of a histogram with operator Op (its atomic class and bin type), n inputs and num_bins bins.
+template <class Op>
+problem problem_for(std::int64_t n, std::int64_t num_bins, double race_factor = 0.0) {
+  problem p;
+  p.n = n;
+  p.num_bins = num_bins;
+  p.op_class = atomic_class_of<Op>;
+  p.value_bytes = sizeof(typename Op::value_type);
+  p.value_align = alignof(typename Op::value_type);
+  p.race_factor = race_factor;
+  return p;
+}
+
 /// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
 struct plan {
   strategy kind = strategy::shared_memory;

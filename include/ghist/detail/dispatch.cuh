@@ -69,18 +69,6 @@ void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream)
   GHIST_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class Op>
-problem make_problem(std::int64_t n, std::int64_t num_bins, double race_factor) {
-  problem p;
-  p.n = n;
-  p.num_bins = num_bins;
-  p.op_class = atomic_class_of<Op>;
-  p.value_bytes = sizeof(typename Op::value_type);
-  p.value_align = alignof(typename Op::value_type);
-  p.race_factor = race_factor;
-  return p;
-}
-
 template <class Source, class Op>
 void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
                    scratch_space& scratch, cudaStream_t stream) {
@@ -161,7 +149,7 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (opts.scratch.data == nullptr && opts.scratch.bytes > 0)
     throw error("options.scratch.data is null but options.scratch.bytes = " + std::to_string(opts.scratch.bytes));
 
-  problem p = make_problem<Op>(n, num_bins, opts.race_factor);
+  problem p = problem_for<Op>(n, num_bins, opts.race_factor);
   const device_info dev = device_info::current();
   plan pl = make_plan(p, dev, opts.overrides);
   if (opts.scratch.data != nullptr) {
