@@ -55,6 +55,20 @@ op_kind parse_op(const std::string& text) {
   throw usage_error("unknown --op '" + printable(text) + "' (expected count, sum, min or max)");
 }
 
+output_format parse_format(const std::string& text) {
+  if (text == "csv") return output_format::csv;
+  if (text == "json") return output_format::json;
+  if (text == "bars") return output_format::bars;
+  throw usage_error("unknown --format '" + printable(text) + "' (expected csv, json or bars)");
+}
+
+char parse_delimiter(const std::string& text) {
+  if (text == "\\t" || text == "tab") return '\t';
+  if (text.size() != 1 || text == "\"" || text == "\n" || text == "\r")
+    throw usage_error("--csv-delimiter must be one character (or 'tab'), got '" + printable(text) + "'");
+  return text[0];
+}
+
 backend_request parse_backend(const std::string& text) {
   if (text == "auto") return backend_request::automatic;
   if (text == "gpu") return backend_request::gpu;
@@ -71,6 +85,8 @@ cli_options parse_command_line(int argc, const char* const* argv) {
   bool weights_dtype_given = false;
   bool weights_text = false;  // --weights-dtype text
   bool options_done = false;
+  std::optional<std::string> endian;
+  std::optional<std::string> column2;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (options_done || arg == "-" || arg.empty() || arg[0] != '-') {
@@ -126,6 +142,31 @@ cli_options parse_command_line(int argc, const char* const* argv) {
       if (!weights_text) o.weights_dtype = parse_dtype_option("--weights-dtype", v);
     } else if (name == "-o" || name == "--output") {
       o.output_path = value();
+    } else if (name == "--endian") {
+      endian = value();
+      if (*endian != "little" && *endian != "big")
+        throw usage_error("--endian must be little or big, got '" + printable(*endian) + "'");
+    } else if (name == "--csv-column") {
+      if (!o.csv_columns.empty()) throw usage_error("--csv-column given twice (use --csv-column2 for a 2-D histogram)");
+      o.csv_columns.push_back(value());
+    } else if (name == "--csv-column2") {
+      column2 = value();
+    } else if (name == "--csv-delimiter") {
+      o.csv_delimiter = parse_delimiter(value());
+    } else if (name == "--bins2") {
+      o.bins2 = parse_bins(value());
+    } else if (name == "--range2") {
+      o.range2 = parse_range(value());
+    } else if (name == "--format") {
+      o.format = parse_format(value());
+    } else if (name == "--bars") {
+      flag();
+      o.format = output_format::bars;
+    } else if (name == "--plot") {
+      o.plot_path = value();
+      if (!(o.plot_path->size() > 4 && (o.plot_path->compare(o.plot_path->size() - 4, 4, ".svg") == 0 ||
+                                        o.plot_path->compare(o.plot_path->size() - 4, 4, ".png") == 0)))
+        throw usage_error("--plot FILE must end in .svg or .png, got '" + printable(*o.plot_path) + "'");
     } else if (name == "--backend") {
       o.backend = parse_backend(value());
     } else {
@@ -140,6 +181,19 @@ cli_options parse_command_line(int argc, const char* const* argv) {
                       printable(inputs[0]) + "', '" + printable(inputs[1]) + "', ...)");
   o.input = inputs[0];
 
+  if (endian) {
+    if (!o.input_dtype) throw usage_error("--endian needs --dtype");
+    if (o.input_dtype->bytes > 1) o.input_dtype->big_endian = *endian == "big";
+  }
+  if (o.input_dtype && !o.csv_columns.empty()) throw usage_error("--dtype and --csv-column cannot both be given");
+  if (column2) {
+    if (o.csv_columns.empty()) throw usage_error("--csv-column2 needs --csv-column");
+    o.csv_columns.push_back(*column2);
+    if (o.bincount) throw usage_error("--bincount does not apply to 2-D histograms");
+  } else if (o.bins2 || o.range2) {
+    throw usage_error("--bins2 and --range2 need --csv-column2 (a 2-D histogram)");
+  }
+
   if (o.weights_path) {
     if (!op_given) o.op = op_kind::sum;
     if (o.op == op_kind::count) throw usage_error("--op count takes no --weights (use --op sum to add weights)");
@@ -147,6 +201,7 @@ cli_options parse_command_line(int argc, const char* const* argv) {
     // Raw weights default to float64 when the input is raw; text stays text.
     if (!weights_dtype_given && o.input_dtype) o.weights_dtype = parse_dtype("float64");
     if (weights_text) o.weights_dtype.reset();
+    if (endian && o.weights_dtype && o.weights_dtype->bytes > 1) o.weights_dtype->big_endian = *endian == "big";
   } else {
     if (o.op != op_kind::count)
       throw usage_error(std::string("--op ") + to_string(o.op) + " needs --weights FILE");
@@ -164,16 +219,30 @@ cli_options parse_command_line(int argc, const char* const* argv) {
 std::string help_text() {
   return R"help(Usage: ghist [options] INPUT
 
-Histogram of a column of numbers, on the GPU when one is present (else on all CPU cores).
-INPUT is a file, or - for stdin. Output is CSV on stdout: bin,lower,upper,value
+Histogram of a column of numbers (or of each channel of an image, or of two CSV columns), on the GPU when one is
+present (else on all CPU cores). INPUT is a file, or - for stdin. Output is CSV on stdout: bin,lower,upper,value
 
-Input:
-  --dtype T            INPUT is raw little-endian binary of type T: int8, uint8, int16, uint16, int32, uint32,
-                       int64, uint64, float32, float64 (aliases: i1..i8, u1..u8, f4, f8, float, double; a NumPy
-                       prefix '>' reads big-endian). The file size must be a multiple of the type size.
-                       Without --dtype, INPUT is text: one number per line; blank lines and lines starting with #
-                       are skipped; anything else that is not a number is an error naming the line.
-                       Text is read as float64 (as integers with --bincount).
+Input (the format is found from the options, then the file's first bytes, then its extension):
+  --dtype T            INPUT is raw binary of type T: int8, uint8, int16, uint16, int32, uint32, int64, uint64,
+                       float16, bfloat16, float32, float64 (aliases: i1..i8, u1..u8, f2, half, f4, f8, float,
+                       double). Little-endian unless --endian big or a NumPy prefix '>' (e.g. '>f8'). The file size
+                       must be a multiple of the type size. float16 and bfloat16 are converted exactly.
+  --endian E           little (default) or big: the byte order of --dtype and --weights-dtype.
+  --csv-column C       INPUT is CSV; histogram of column C: a header name, or a 0-based index. The first row is a
+                       header when C names one of its fields, or when its field C is not a number. Fields may be
+                       quoted ("a, b", "" for a quote). Blank lines are skipped; any other row whose field C is
+                       missing, empty or not a number is an error naming the line and the column.
+  --csv-delimiter D    the CSV field separator: one character, or 'tab' (default ',').
+  .npy files           NumPy arrays (format 1.0, 2.0, 3.0) of bool, int8..int64, uint8..uint64, float16, float32 or
+                       float64, either byte order, any shape (all elements are counted).
+  images               PGM/PPM (P2, P5, P3, P6; 8 or 16 bits) and PNG (gray, gray+alpha, RGB, RGBA, palette; 1 to
+                       16 bits; alpha is ignored, palette images become RGB). A colour image gives one value column
+                       per channel: bin,lower,upper,r,g,b. Without --range, bins cover every sample value
+                       [0, maxval + 1) and there are maxval + 1 of them up to 256 (so bin k of an 8-bit image is
+                       the value k); --bins N alone keeps that range.
+  text                 otherwise: one number per line; blank lines and lines starting with # are skipped; anything
+                       else that is not a number is an error naming the line.
+                       Text and CSV are read as float64 (as integers with --bincount).
 
 Bins:
   --bins N             number of bins (default 10; with --bincount: the largest key + 1).
@@ -191,12 +260,30 @@ Bins:
 Values:
   --op OP              count (default), or sum, min, max of the weights in each bin (needs --weights);
                        --weights alone means --op sum.
-  --weights FILE       one weight per input value, in the same order; same format rules as INPUT.
+  --weights FILE       one weight per input value, in the same order: raw, .npy or text (not CSV, not an image).
   --weights-dtype T    raw type of the weights file, or 'text'. Default: float64 when --dtype is given, else text.
                        Weights are used as float64.
 
+2-D histograms:
+  --csv-column2 C      with --csv-column X: the 2-D histogram of X and C. --bins and --range give the bins along X,
+                       --bins2 N and --range2 LO:HI those along C (same rules). CSV output:
+                       bin_x,bin_y,x_lower,x_upper,y_lower,y_upper,value (bin_x major); JSON: x_edges, y_edges and
+                       values[bin_x][bin_y]. --weights and --op apply as in 1-D.
+
 Output:
-  -o, --output FILE    write the CSV to FILE instead of stdout (nothing is written on error).
+  -o, --output FILE    write the output to FILE instead of stdout (nothing is written on error).
+  --format F           csv (default), json or bars.
+                       json: one object with backend, input, format, dtype, op, bins, range ([LO, HI]; null for
+                       --bincount), closed_last, bincount, samples (values read), ignored (values in no bin),
+                       channels, edges (bins + 1, as the CSV prints them) and values (an array per bin; for an image
+                       with several channels, an array per channel). An empty bin's min or max, and a value that is
+                       not finite, is null.
+  --bars               the same as --format bars: a bar chart for the terminal, one line per bin
+                       "[lower, upper) value bar", as wide as $COLUMNS (default 80), drawn with Unicode blocks when
+                       the locale is UTF-8, else with '#'.
+  --plot FILE          also draw the histogram into FILE: FILE.svg (a standalone SVG) or FILE.png (800x450 RGB),
+                       with axes, ticks, a title and axis labels (the PNG has tick numbers only). The CSV, JSON or
+                       bars still go to stdout or --output.
   CSV columns: bin (0-based), lower, upper, value.
     Even bins over float data: the edges LO + i * (HI - LO) / N, in the shortest form that reads back exactly;
     a bin holds lower <= x < upper, and the last bin also upper when the range is automatic or --closed is given.
@@ -220,6 +307,9 @@ Examples:
   ghist --bins 20 examples/data/samples.txt
   ghist --dtype int32 --bincount --weights examples/data/weights.f64 --op max examples/data/keys.i32
   seq 1 100 | ghist --bins 4 -
+  ghist --csv-column height_cm --bars examples/data/people.csv
+  ghist --csv-column height_cm --csv-column2 weight_kg --bins 4 --bins2 3 examples/data/people.csv
+  ghist --bins 8 --plot hist.svg examples/data/gradient.ppm
 )help";
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dtype.hpp"
 #include "histogram_job.hpp"
@@ -11,6 +12,7 @@
 namespace ghist::cli {
 
 enum class backend_request { automatic, gpu, cpu };
+enum class output_format { csv, json, bars };
 
 /// --range LO:HI as written (integer data re-reads the text exactly) and as doubles (checked: finite, LO < HI).
 struct range_option {
@@ -30,6 +32,13 @@ struct cli_options {
   std::optional<dtype> weights_dtype;      ///< raw binary when set, else text (resolved by the parser)
   std::optional<std::string> output_path;  ///< stdout when unset
   backend_request backend = backend_request::automatic;
+  std::vector<std::string> csv_columns;    ///< --csv-column (then --csv-column2 for a 2-D histogram)
+  char csv_delimiter = ',';
+  output_format format = output_format::csv;
+  std::optional<std::string> plot_path;    ///< --plot FILE.svg or FILE.png
+  // 2-D histograms (--csv-column2): the bins along y.
+  std::optional<std::int64_t> bins2;
+  std::optional<range_option> range2;
   bool show_help = false;
   bool show_version = false;
 };

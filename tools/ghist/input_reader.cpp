@@ -20,6 +20,8 @@ struct file_closer {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+}  // namespace
+
 std::string read_all_bytes(const std::string& path) {
   std::unique_ptr<std::FILE, file_closer> owned;
   std::FILE* f = stdin;
@@ -41,6 +43,8 @@ std::string read_all_bytes(const std::string& path) {
   return bytes;
 }
 
+namespace {
+
 bool host_is_big_endian() {
   const std::uint16_t one = 1;
   unsigned char first = 0;
@@ -49,7 +53,7 @@ bool host_is_big_endian() {
 }
 
 template <class Stored, class Out>
-std::vector<Out> decode(const std::string& bytes, bool swap_bytes) {
+std::vector<Out> decode(std::string_view bytes, bool swap_bytes, Out (*convert)(Stored) = nullptr) {
   std::size_t n = bytes.size() / sizeof(Stored);
   std::vector<Out> out(n);
   const char* p = bytes.data();
@@ -59,12 +63,17 @@ std::vector<Out> decode(const std::string& bytes, bool swap_bytes) {
     if (swap_bytes) std::reverse(raw, raw + sizeof(Stored));
     Stored v;
     std::memcpy(&v, raw, sizeof(Stored));
-    out[i] = static_cast<Out>(v);
+    out[i] = convert ? convert(v) : static_cast<Out>(v);
   }
   return out;
 }
 
-sample_column decode_raw(const std::string& path, const std::string& bytes, const dtype& type) {
+double from_half(std::uint16_t bits) { return half_to_double(bits); }
+double from_bfloat16(std::uint16_t bits) { return bfloat16_to_double(bits); }
+
+}  // namespace
+
+sample_column decode_raw(const std::string& path, std::string_view bytes, const dtype& type) {
   if (bytes.size() % static_cast<std::size_t>(type.bytes) != 0)
     throw data_error(display_name(path) + " has " + std::to_string(bytes.size()) + " bytes, not a multiple of " +
                      std::to_string(type.bytes) + " (" + type.name() + "): truncated record or wrong --dtype?");
@@ -86,11 +95,14 @@ sample_column decode_raw(const std::string& path, const std::string& bytes, cons
         default: return decode<std::uint64_t, std::uint64_t>(bytes, swap);
       }
     case K::floating:
+      if (type.bytes == 2) return decode<std::uint16_t, double>(bytes, swap, type.brain ? from_bfloat16 : from_half);
       if (type.bytes == 4) return decode<float, double>(bytes, swap);
       return decode<double, double>(bytes, swap);
   }
   throw data_error("internal: unhandled dtype " + type.name());
 }
+
+namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -150,11 +162,15 @@ std::vector<std::int64_t> parse_integer_lines(const std::string& path, const std
 
 }  // namespace
 
+sample_column parse_text(const std::string& path, const std::string& bytes, text_values text) {
+  if (text == text_values::integer) return parse_integer_lines(path, bytes);
+  return parse_real_lines(path, bytes);
+}
+
 sample_column read_column(const std::string& path, const std::optional<dtype>& type, text_values text) {
   std::string bytes = read_all_bytes(path);
   if (type) return decode_raw(path, bytes, *type);
-  if (text == text_values::integer) return parse_integer_lines(path, bytes);
-  return parse_real_lines(path, bytes);
+  return parse_text(path, bytes, text);
 }
 
 std::size_t column_size(const sample_column& column) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -22,6 +23,16 @@ enum class text_values { real, integer };
 /// one number per line, blank lines and lines starting with '#' skipped. Integer text keys beyond int64 are clamped
 /// to it (they fall in no bin either way). Throws cli_error (exit_failure) naming the file, and the line for text.
 sample_column read_column(const std::string& path, const std::optional<dtype>& type, text_values text);
+
+/// Every byte of `path` ("-" is stdin). Throws cli_error (exit_failure) naming the file.
+std::string read_all_bytes(const std::string& path);
+
+/// `bytes` as raw values of `type` (byte order from type.big_endian). A size that is not a multiple of the type's
+/// size is an error naming `path` (a truncated record).
+sample_column decode_raw(const std::string& path, std::string_view bytes, const dtype& type);
+
+/// `bytes` as text with one number per line (see read_column).
+sample_column parse_text(const std::string& path, const std::string& bytes, text_values text);
 
 std::size_t column_size(const sample_column& column);
 

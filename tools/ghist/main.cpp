@@ -2,6 +2,8 @@
 //
 // Flow: parse the command line, choose the backend, read the input (and weights), choose the bins, compute, print.
 // Every failure is one line on stderr, "ghist: error: ...", and a non-zero exit, before anything is written.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -12,8 +14,13 @@
 #include "bin_layout.hpp"
 #include "cli_error.hpp"
 #include "cli_options.hpp"
+#include "bar_chart.hpp"
 #include "csv_writer.hpp"
+#include "json_writer.hpp"
+#include "plot_writer.hpp"
 #include "ghist/error.hpp"
+#include "histogram_2d.hpp"
+#include "input_formats.hpp"
 #include "input_reader.hpp"
 
 #ifndef GHIST_VERSION
@@ -35,30 +42,82 @@ int run(int argc, char** argv) {
     return 0;
   }
   const backend_choice backend = choose_backend(options.backend);
+  const text_values text = options.bincount ? text_values::integer : text_values::real;
 
-  sample_column samples = read_column(options.input, options.input_dtype,
-                                      options.bincount ? text_values::integer : text_values::real);
+  input_data input = read_input(options.input, options.input_dtype, options.csv_columns, options.csv_delimiter, text,
+                                /*images=*/true, "INPUT");
+  if (input.image_maxval && input.channels.size() > 1 && options.weights_path)
+    throw usage_error("--weights does not apply to " + input.format + " images with several channels");
   std::vector<double> weights;
   if (options.weights_path) {
-    weights = to_doubles(read_column(*options.weights_path, options.weights_dtype, text_values::real));
-    if (weights.size() != column_size(samples))
+    input_data w = read_input(*options.weights_path, options.weights_dtype, {}, options.csv_delimiter,
+                              text_values::real, /*images=*/false, "weights");
+    weights = to_doubles(std::move(w.channels[0]));
+    if (weights.size() != column_size(input.channels[0]))
       throw data_error("weights " + display_name(*options.weights_path) + " has " + std::to_string(weights.size()) +
                        " values but INPUT " + display_name(options.input) + " has " +
-                       std::to_string(column_size(samples)));
+                       std::to_string(column_size(input.channels[0])));
+  }
+  if (input.channels.size() == 2 && options.csv_columns.size() == 2) {
+    const std::string output = histogram_2d(options, input, options.weights_path ? &weights : nullptr, backend.kind);
+    write_output(output, options.output_path);
+    std::fprintf(stderr, "ghist: %s\n", backend.describe().c_str());
+    return 0;
+  }
+  cli_options layout_options = options;
+  if (input.image_maxval && !options.range && !options.bincount) {
+    // Images: bins over every possible sample value [0, maxval + 1), at most 256 of them by default.
+    range_option r;
+    r.lower_text = "0";
+    r.upper_text = std::to_string(std::uint64_t(*input.image_maxval) + 1);
+    r.upper = static_cast<double>(*input.image_maxval) + 1;
+    layout_options.range = r;
+    if (!options.bins) layout_options.bins = std::min<std::int64_t>(std::int64_t(*input.image_maxval) + 1, 256);
   }
 
-  const std::string csv = std::visit(
-      [&](const auto& column) {
-        using Sample = typename std::decay_t<decltype(column)>::value_type;
-        histogram_job<Sample> job;
-        job.samples = &column;
-        job.weights = options.weights_path ? &weights : nullptr;
-        job.op = options.op;
-        job.bins = resolve_layout(options, column);
-        return format_csv(job.bins, job.op, run_histogram(backend.kind, job));
+  std::string plot_file;
+  const std::string output = std::visit(
+      [&](auto& first) {
+        using Sample = typename std::decay_t<decltype(first)>::value_type;
+        histogram_report<Sample> report;
+        report.op = options.op;
+        report.channel_names = input.channel_names;
+        report.backend = backend.kind == backend_kind::gpu ? "gpu" : "cpu";
+        report.input = options.input;
+        report.format = input.format;
+        report.element = input.element;
+        // The layout is the same for every channel: chosen from all of their values.
+        if (input.channels.size() == 1) {
+          report.layout = resolve_layout(layout_options, first);
+        } else {
+          std::vector<Sample> all;
+          for (const sample_column& c : input.channels) {
+            const auto& v = std::get<std::vector<Sample>>(c);
+            all.insert(all.end(), v.begin(), v.end());
+          }
+          report.layout = resolve_layout(layout_options, all);
+        }
+        for (const sample_column& c : input.channels) {
+          const auto& column = std::get<std::vector<Sample>>(c);
+          histogram_job<Sample> job;
+          job.samples = &column;
+          job.weights = options.weights_path ? &weights : nullptr;
+          job.op = options.op;
+          job.bins = report.layout;
+          report.results.push_back(run_histogram(backend.kind, job));
+          report.samples += column.size();
+          report.ignored += column.size() - count_in_bins(report.layout, column);
+        }
+        if (options.plot_path) plot_file = render_plot(report, *options.plot_path);
+        switch (options.format) {
+          case output_format::json: return format_json(report);
+          case output_format::bars: return format_bars(report, terminal_columns(), locale_is_utf8());
+          default: return format_csv(report);
+        }
       },
-      samples);
-  write_output(csv, options.output_path);
+      input.channels[0]);
+  if (options.plot_path) write_output(plot_file, options.plot_path);
+  write_output(output, options.output_path);
   std::fprintf(stderr, "ghist: %s\n", backend.describe().c_str());
   return 0;
 }
