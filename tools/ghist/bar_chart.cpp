@@ -1,6 +1,7 @@
 #include "bar_chart.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
