@@ -16,19 +16,17 @@ namespace ghist::cli {
 namespace {
 
 template <class Sample>
-bin_layout<Sample> bincount_layout(const cli_options& options, const std::vector<Sample>& keys) {
+bin_layout<Sample> bincount_layout(const cli_options& options, const sample_summary<Sample>& keys) {
   bin_layout<Sample> layout;
   layout.bincount = true;
   if (options.bins) {
     layout.num_bins = *options.bins;
     return layout;
   }
-  std::optional<Sample> largest;
-  for (Sample k : keys)
-    if (!(k < 0) && (!largest || k > *largest)) largest = k;
+  const std::optional<Sample> largest = keys.largest_key;
   if (!largest)
     throw data_error("INPUT " + display_name(options.input) +
-                     (keys.empty() ? " has no keys" : " has no key >= 0") + ": give --bins to print empty bins");
+                     (keys.count == 0 ? " has no keys" : " has no key >= 0") + ": give --bins to print empty bins");
   if (static_cast<std::uint64_t>(*largest) >= static_cast<std::uint64_t>(max_bins))
     throw data_error("the largest key " + std::to_string(*largest) + " would need more than " +
                      std::to_string(max_bins) + " bins: give --bins to keep the keys below it");
@@ -68,19 +66,12 @@ bin_layout<Sample> explicit_range_layout(const cli_options& options) {
 }
 
 template <class Sample>
-bin_layout<Sample> automatic_range_layout(const cli_options& options, const std::vector<Sample>& samples) {
+bin_layout<Sample> automatic_range_layout(const cli_options& options, const sample_summary<Sample>& samples) {
   bin_layout<Sample> layout;
   layout.num_bins = options.bins.value_or(default_bins);
-  std::optional<Sample> lo, hi;
-  for (Sample x : samples) {
-    if constexpr (std::is_floating_point_v<Sample>) {
-      if (!std::isfinite(x)) continue;
-    }
-    if (!lo || x < *lo) lo = x;
-    if (!hi || x > *hi) hi = x;
-  }
+  const std::optional<Sample> lo = samples.lo, hi = samples.hi;
   if (!lo) {
-    if (samples.empty())
+    if (samples.count == 0)
       throw data_error("INPUT " + display_name(options.input) + " has no values: give --range to print empty bins");
     throw data_error("INPUT " + display_name(options.input) +
                      " has no finite values to choose a range from: give --range");
@@ -120,6 +111,13 @@ bin_layout<Sample> automatic_range_layout(const cli_options& options, const std:
 
 template <class Sample>
 bin_layout<Sample> resolve_layout(const cli_options& options, const std::vector<Sample>& samples) {
+  sample_summary<Sample> summary;
+  if (options.bincount ? !options.bins : !options.range) summary.add(samples);
+  return resolve_layout(options, summary);
+}
+
+template <class Sample>
+bin_layout<Sample> resolve_layout(const cli_options& options, const sample_summary<Sample>& samples) {
   if (options.bincount) {
     if constexpr (std::is_integral_v<Sample>) return bincount_layout(options, samples);
     else throw usage_error("--bincount needs integer keys");
@@ -131,5 +129,8 @@ bin_layout<Sample> resolve_layout(const cli_options& options, const std::vector<
 template bin_layout<std::int64_t> resolve_layout(const cli_options&, const std::vector<std::int64_t>&);
 template bin_layout<std::uint64_t> resolve_layout(const cli_options&, const std::vector<std::uint64_t>&);
 template bin_layout<double> resolve_layout(const cli_options&, const std::vector<double>&);
+template bin_layout<std::int64_t> resolve_layout(const cli_options&, const sample_summary<std::int64_t>&);
+template bin_layout<std::uint64_t> resolve_layout(const cli_options&, const sample_summary<std::uint64_t>&);
+template bin_layout<double> resolve_layout(const cli_options&, const sample_summary<double>&);
 
 }  // namespace ghist::cli

@@ -62,6 +62,25 @@ output_format parse_format(const std::string& text) {
   throw usage_error("unknown --format '" + printable(text) + "' (expected csv, json or bars)");
 }
 
+// N, or N followed by K, M or G (powers of 1024); at least 1.
+std::uint64_t parse_chunk_bytes(const std::string& text) {
+  std::string digits = text;
+  std::uint64_t scale = 1;
+  if (!digits.empty()) {
+    char s = digits.back();
+    if (s == 'K' || s == 'k') scale = std::uint64_t(1) << 10;
+    if (s == 'M' || s == 'm') scale = std::uint64_t(1) << 20;
+    if (s == 'G' || s == 'g') scale = std::uint64_t(1) << 30;
+    if (scale != 1) digits.pop_back();
+  }
+  std::optional<std::int64_t> n = parse_integer(digits);
+  if (!n || *n < 1 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      static_cast<std::uint64_t>(*n) > (std::uint64_t(1) << 50) / scale)
+    throw usage_error("--chunk-bytes must be a positive number of bytes (suffixes K, M, G), got '" + printable(text) +
+                      "'");
+  return static_cast<std::uint64_t>(*n) * scale;
+}
+
 char parse_delimiter(const std::string& text) {
   if (text == "\\t" || text == "tab") return '\t';
   if (text.size() != 1 || text == "\"" || text == "\n" || text == "\r")
@@ -167,6 +186,11 @@ cli_options parse_command_line(int argc, const char* const* argv) {
       if (!(o.plot_path->size() > 4 && (o.plot_path->compare(o.plot_path->size() - 4, 4, ".svg") == 0 ||
                                         o.plot_path->compare(o.plot_path->size() - 4, 4, ".png") == 0)))
         throw usage_error("--plot FILE must end in .svg or .png, got '" + printable(*o.plot_path) + "'");
+    } else if (name == "--chunk-bytes") {
+      o.chunk_bytes = parse_chunk_bytes(value());
+    } else if (name == "--no-progress") {
+      flag();
+      o.no_progress = true;
     } else if (name == "--backend") {
       o.backend = parse_backend(value());
     } else {
@@ -292,6 +316,15 @@ Output:
     --bincount: lower = k, upper = k + 1.
     value: counts as integers; sums, minima and maxima as shortest exact decimals. The sum of an empty bin is 0;
     the min and max of an empty bin is an empty field.
+
+Large inputs:
+  --chunk-bytes N      read INPUT (and the weights, in step) N bytes at a time (default 64M; suffixes K, M, G) and
+                       add each chunk into one result, so files larger than memory work. Raw, text, CSV and .npy
+                       inputs stream; images are read whole. When the range must come from the data (no --range,
+                       or --bincount without --bins), a file is read twice (min/max first); stdin is then read
+                       whole into memory instead. 2-D histograms read the file whole.
+  --no-progress        no progress bar. The bar (bytes read, total when known, rate) appears on stderr when the
+                       input takes more than a second and stderr is a terminal.
 
 Backend:
   --backend B          auto (default: the GPU when a CUDA device is usable, else the CPU), gpu (an error without

@@ -39,6 +39,8 @@ struct cli_options {
   // 2-D histograms (--csv-column2): the bins along y.
   std::optional<std::int64_t> bins2;
   std::optional<range_option> range2;
+  std::uint64_t chunk_bytes = std::uint64_t(64) << 20;  ///< --chunk-bytes: how much of INPUT is read at a time
+  bool no_progress = false;                ///< --no-progress
   bool show_help = false;
   bool show_version = false;
 };

@@ -21,10 +21,13 @@ struct csv_record {
 
 class csv_parser {
  public:
-  csv_parser(const std::string& path, std::string_view text, char delimiter)
-      : path_(path), text_(text), delimiter_(delimiter) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
+  csv_parser(const std::string& path, std::string_view text, char delimiter, std::size_t first_line = 1,
+             bool at_start = true)
+      : path_(path), text_(text), delimiter_(delimiter), line_(first_line) {
+    if (at_start && text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
   }
+
+  std::size_t line() const { return line_; }
 
   /// The next non-blank record; false at the end.
   bool next(csv_record& record) {
@@ -97,7 +100,7 @@ class csv_parser {
   const std::string& path_;
   std::string_view text_;
   char delimiter_;
-  std::size_t pos_ = 0, line_ = 1;
+  std::size_t pos_ = 0, line_;
   bool quoted_ = false;
 };
 
@@ -127,11 +130,6 @@ std::optional<std::int64_t> integer_field(std::string_view t) {
   return static_cast<std::int64_t>(std::clamp(*wide, lo, hi));
 }
 
-struct chosen_column {
-  std::size_t index = 0;
-  std::string label;  ///< for messages: 'name' or index N
-};
-
 std::string join_fields(const std::vector<std::string>& fields) {
   std::string out;
   for (std::size_t i = 0; i < fields.size() && i < 12; ++i) out += (i ? ", " : "") + printable(fields[i]);
@@ -141,49 +139,53 @@ std::string join_fields(const std::vector<std::string>& fields) {
 
 }  // namespace
 
-std::vector<sample_column> read_csv_columns(const std::string& path, std::string_view bytes,
-                                            const std::vector<std::string>& specs, char delimiter,
-                                            text_values values) {
-  csv_parser parser(path, bytes, delimiter);
-  csv_record first;
-  const bool any = parser.next(first);
+csv_column_reader::csv_column_reader(const std::string& path, std::vector<std::string> specs, char delimiter,
+                                     text_values values)
+    : path_(path), specs_(std::move(specs)), delimiter_(delimiter), values_(values) {}
 
-  std::vector<chosen_column> columns;
-  bool header = false;
-  for (const std::string& spec : specs) {
-    auto named = any ? std::find(first.fields.begin(), first.fields.end(), spec) : first.fields.end();
-    if (any && named == first.fields.end()) {
+void csv_column_reader::resolve(const std::vector<std::string>* first_fields) {
+  const bool any = first_fields != nullptr;
+  static const std::vector<std::string> none;
+  const std::vector<std::string>& fields = any ? *first_fields : none;
+  for (const std::string& spec : specs_) {
+    auto named = std::find(fields.begin(), fields.end(), spec);
+    if (named == fields.end()) {
       // Names compare after trimming blanks too (a header "a, b").
-      named = std::find_if(first.fields.begin(), first.fields.end(),
-                           [&](const std::string& f) { return trimmed(f) == spec; });
+      named = std::find_if(fields.begin(), fields.end(), [&](const std::string& f) { return trimmed(f) == spec; });
     }
-    if (any && named != first.fields.end()) {
-      columns.push_back({static_cast<std::size_t>(named - first.fields.begin()), "'" + printable(spec) + "'"});
-      header = true;
+    if (named != fields.end()) {
+      indices_.push_back(static_cast<std::size_t>(named - fields.begin()));
+      labels_.push_back("'" + printable(spec) + "'");
+      header_ = true;
       continue;
     }
     std::optional<std::int64_t> index = parse_integer(spec);
     if (!index || *index < 0 || spec.find_first_not_of("0123456789") != std::string::npos)
-      throw data_error("unknown CSV column '" + printable(spec) + "' in " + display_name(path) +
-                       (any ? " (header: " + join_fields(first.fields) + ")" : " (the file is empty)"));
-    columns.push_back({static_cast<std::size_t>(*index), "index " + spec});
-    if (any && static_cast<std::size_t>(*index) < first.fields.size() &&
-        !real_field(trimmed(first.fields[static_cast<std::size_t>(*index)])))
-      header = true;
+      throw data_error("unknown CSV column '" + printable(spec) + "' in " + display_name(path_) +
+                       (any ? " (header: " + join_fields(fields) + ")" : " (the file is empty)"));
+    indices_.push_back(static_cast<std::size_t>(*index));
+    labels_.push_back("index " + spec);
+    if (static_cast<std::size_t>(*index) < fields.size() &&
+        !real_field(trimmed(fields[static_cast<std::size_t>(*index)])))
+      header_ = true;
   }
+  resolved_ = true;
+}
 
-  std::vector<std::vector<double>> reals(values == text_values::real ? columns.size() : 0);
-  std::vector<std::vector<std::int64_t>> keys(values == text_values::integer ? columns.size() : 0);
+std::vector<sample_column> csv_column_reader::feed(std::string_view piece, bool at_end) {
+  csv_parser parser(path_, piece, delimiter_, next_line_, at_start_);
+  at_start_ = false;
+  std::vector<std::vector<double>> reals(values_ == text_values::real ? specs_.size() : 0);
+  std::vector<std::vector<std::int64_t>> keys(values_ == text_values::integer ? specs_.size() : 0);
   auto take = [&](const csv_record& record) {
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const chosen_column& col = columns[c];
-      const std::string where = display_name(path) + ":" + std::to_string(record.line) + ": column " + col.label;
-      if (col.index >= record.fields.size())
+    for (std::size_t c = 0; c < indices_.size(); ++c) {
+      const std::string where = display_name(path_) + ":" + std::to_string(record.line) + ": column " + labels_[c];
+      if (indices_[c] >= record.fields.size())
         throw data_error(where + ": the row has only " + std::to_string(record.fields.size()) + " field" +
                          (record.fields.size() == 1 ? "" : "s"));
-      std::string_view t = trimmed(record.fields[col.index]);
+      std::string_view t = trimmed(record.fields[indices_[c]]);
       if (t.empty()) throw data_error(where + ": empty field");
-      if (values == text_values::integer) {
+      if (values_ == text_values::integer) {
         std::optional<std::int64_t> v = integer_field(t);
         if (!v) throw data_error(where + ": '" + printable(t) + "' is not an integer key");
         keys[c].push_back(*v);
@@ -194,16 +196,58 @@ std::vector<sample_column> read_csv_columns(const std::string& path, std::string
       }
     }
   };
-  if (any && !header) take(first);
   csv_record record;
-  while (parser.next(record)) take(record);
-
+  while (parser.next(record)) {
+    if (!resolved_) {
+      resolve(&record.fields);
+      if (header_) continue;
+    }
+    take(record);
+  }
+  if (at_end && !resolved_) resolve(nullptr);
+  next_line_ = parser.line();
   std::vector<sample_column> out;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    if (values == text_values::integer) out.emplace_back(std::move(keys[c]));
+  for (std::size_t c = 0; c < specs_.size(); ++c) {
+    if (values_ == text_values::integer) out.emplace_back(std::move(keys[c]));
     else out.emplace_back(std::move(reals[c]));
   }
   return out;
+}
+
+std::size_t csv_complete_prefix(std::string_view text, char delimiter) {
+  // Mirrors csv_parser: a quote opens a quoted field only at a field's start (after blanks); inside, "" is a quote.
+  std::size_t cut = 0;
+  bool field_start = true, quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') ++i;
+        else quoted = false;
+      }
+      continue;
+    }
+    if (c == '"' && field_start) {
+      quoted = true;
+      continue;
+    }
+    if (c == '\n') {
+      cut = i + 1;
+      field_start = true;
+    } else if (c == delimiter || c == '\r') {
+      field_start = true;
+    } else if (c != ' ' && c != '\t') {
+      field_start = false;
+    }
+  }
+  return cut;
+}
+
+std::vector<sample_column> read_csv_columns(const std::string& path, std::string_view bytes,
+                                            const std::vector<std::string>& specs, char delimiter,
+                                            text_values values) {
+  csv_column_reader reader(path, specs, delimiter, values);
+  return reader.feed(bytes, true);
 }
 
 }  // namespace ghist::cli

@@ -18,4 +18,27 @@ std::vector<sample_column> read_csv_columns(const std::string& path, std::string
                                             const std::vector<std::string>& specs, char delimiter,
                                             text_values values);
 
+/// read_csv_columns on a file given piece by piece, each piece whole records (see csv_complete_prefix).
+class csv_column_reader {
+ public:
+  csv_column_reader(const std::string& path, std::vector<std::string> specs, char delimiter, text_values values);
+  /// The chosen columns' values in the next `piece` of the file; `at_end`: it is the last one.
+  std::vector<sample_column> feed(std::string_view piece, bool at_end);
+
+ private:
+  void resolve(const std::vector<std::string>* first_fields);
+  std::string path_;
+  std::vector<std::string> specs_;
+  char delimiter_;
+  text_values values_;
+  bool resolved_ = false, header_ = false, at_start_ = true;
+  std::size_t next_line_ = 1;
+  std::vector<std::size_t> indices_;
+  std::vector<std::string> labels_;
+};
+
+/// The length of the longest prefix of `text` made of whole CSV records: up to the last newline outside a quoted
+/// field (0 when there is none).
+std::size_t csv_complete_prefix(std::string_view text, char delimiter);
+
 }  // namespace ghist::cli

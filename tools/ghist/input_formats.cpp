@@ -21,7 +21,12 @@ bool ends_with(const std::string& s, const char* suffix) {
 input_data read_input(const std::string& path, const std::optional<dtype>& type,
                       const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
                       bool images, const char* role) {
-  const std::string bytes = read_all_bytes(path);
+  return read_input_bytes(path, read_all_bytes(path), type, csv_columns, csv_delimiter, text, images, role);
+}
+
+input_data read_input_bytes(const std::string& path, const std::string& bytes, const std::optional<dtype>& type,
+                            const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
+                            bool images, const char* role) {
   input_data in;
   in.channel_names = {"value"};
   if (type) {

@@ -26,4 +26,9 @@ input_data read_input(const std::string& path, const std::optional<dtype>& type,
                       const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
                       bool images, const char* role);
 
+/// read_input on the bytes of `path` already read.
+input_data read_input_bytes(const std::string& path, const std::string& bytes, const std::optional<dtype>& type,
+                            const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
+                            bool images, const char* role);
+
 }  // namespace ghist::cli

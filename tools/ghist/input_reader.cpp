@@ -115,14 +115,15 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 }
 
 // Calls parse(token, line_number) for every line that holds a value.
+// `text` starts at line first_line + 1; a UTF-8 byte-order mark is skipped when `at_start` (the file's beginning).
 template <class Parse>
-void for_each_value_line(const std::string& text, Parse parse) {
-  std::size_t pos = 0, line = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos = 3;  // UTF-8 byte-order mark
+void for_each_value_line(std::string_view text, Parse parse, std::size_t first_line = 0, bool at_start = true) {
+  std::size_t pos = 0, line = first_line;
+  if (at_start && text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;  // UTF-8 byte-order mark
   while (pos < text.size()) {
     ++line;
     std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
+    if (end == std::string_view::npos) end = text.size();
     std::size_t b = pos, e = end;
     while (b < e && is_blank(text[b])) ++b;
     while (e > b && is_blank(text[e - 1])) --e;
@@ -131,7 +132,8 @@ void for_each_value_line(const std::string& text, Parse parse) {
   }
 }
 
-std::vector<double> parse_real_lines(const std::string& path, const std::string& text) {
+std::vector<double> parse_real_lines(const std::string& path, std::string_view text, std::size_t first_line,
+                                     bool at_start) {
   std::vector<double> out;
   for_each_value_line(text, [&](std::string_view token, std::size_t line) {
     // The token starts with a non-blank and is followed by white space or the string's end, so strtod cannot read
@@ -140,11 +142,12 @@ std::vector<double> parse_real_lines(const std::string& path, const std::string&
     double v = std::strtod(token.data(), &end);
     if (end != token.data() + token.size()) bad_line(path, line, token, "a number");
     out.push_back(v);
-  });
+  }, first_line, at_start);
   return out;
 }
 
-std::vector<std::int64_t> parse_integer_lines(const std::string& path, const std::string& text) {
+std::vector<std::int64_t> parse_integer_lines(const std::string& path, std::string_view text, std::size_t first_line,
+                                              bool at_start) {
   std::vector<std::int64_t> out;
   for_each_value_line(text, [&](std::string_view token, std::size_t line) {
     std::int64_t v = 0;
@@ -156,15 +159,20 @@ std::vector<std::int64_t> parse_integer_lines(const std::string& path, const std
       v = static_cast<std::int64_t>(std::clamp(*wide, lo, hi));
     }
     out.push_back(v);
-  });
+  }, first_line, at_start);
   return out;
 }
 
 }  // namespace
 
 sample_column parse_text(const std::string& path, const std::string& bytes, text_values text) {
-  if (text == text_values::integer) return parse_integer_lines(path, bytes);
-  return parse_real_lines(path, bytes);
+  return parse_text_piece(path, bytes, text, 0, true);
+}
+
+sample_column parse_text_piece(const std::string& path, std::string_view piece, text_values text,
+                               std::size_t first_line, bool at_start) {
+  if (text == text_values::integer) return parse_integer_lines(path, piece, first_line, at_start);
+  return parse_real_lines(path, piece, first_line, at_start);
 }
 
 sample_column read_column(const std::string& path, const std::optional<dtype>& type, text_values text) {

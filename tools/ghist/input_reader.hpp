@@ -34,6 +34,11 @@ sample_column decode_raw(const std::string& path, std::string_view bytes, const 
 /// `bytes` as text with one number per line (see read_column).
 sample_column parse_text(const std::string& path, const std::string& bytes, text_values text);
 
+/// Part of a text file: whole lines, the first of them line first_line + 1. strtod may look at the byte after
+/// `piece`: it must not continue a number (a '\n' or the string's terminating NUL). `at_start`: the file's start.
+sample_column parse_text_piece(const std::string& path, std::string_view piece, text_values text,
+                               std::size_t first_line, bool at_start);
+
 std::size_t column_size(const sample_column& column);
 
 /// The column converted to double (weights are always used as float64).

@@ -22,6 +22,8 @@
 #include "histogram_2d.hpp"
 #include "input_formats.hpp"
 #include "input_reader.hpp"
+#include "stream_input.hpp"
+#include "streaming.hpp"
 
 #ifndef GHIST_VERSION
 #define GHIST_VERSION "unknown"
@@ -44,8 +46,30 @@ int run(int argc, char** argv) {
   const backend_choice backend = choose_backend(options.backend);
   const text_values text = options.bincount ? text_values::integer : text_values::real;
 
-  input_data input = read_input(options.input, options.input_dtype, options.csv_columns, options.csv_delimiter, text,
-                                /*images=*/true, "INPUT");
+  // Streaming (bounded memory) unless the input is an image, a 2-D histogram, or stdin whose range must come from
+  // the data (it cannot be read twice).
+  column_stream stream(options.input, options.input_dtype, options.csv_columns, options.csv_delimiter, text,
+                       options.chunk_bytes);
+  const bool data_range = options.bincount ? !options.bins : !options.range;
+  if (!stream.whole_file_only() && options.csv_columns.size() < 2 && (stream.seekable() || !data_range)) {
+    std::optional<column_stream> weights_stream;
+    if (options.weights_path) {
+      weights_stream.emplace(*options.weights_path, options.weights_dtype, std::vector<std::string>{},
+                             options.csv_delimiter, text_values::real, options.chunk_bytes);
+      if (weights_stream->whole_file_only())
+        throw data_error("weights " + display_name(*options.weights_path) +
+                         " is an image; only INPUT can be an image");
+    }
+    std::string plot_file;
+    const std::string output = stream_histogram(options, stream, weights_stream ? &*weights_stream : nullptr,
+                                                backend, &plot_file);
+    if (options.plot_path) write_output(plot_file, options.plot_path);
+    write_output(output, options.output_path);
+    std::fprintf(stderr, "ghist: %s\n", backend.describe().c_str());
+    return 0;
+  }
+  input_data input = read_input_bytes(options.input, stream.slurp(), options.input_dtype, options.csv_columns,
+                                      options.csv_delimiter, text, /*images=*/true, "INPUT");
   if (input.image_maxval && input.channels.size() > 1 && options.weights_path)
     throw usage_error("--weights does not apply to " + input.format + " images with several channels");
   std::vector<double> weights;

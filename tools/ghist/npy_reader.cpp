@@ -38,7 +38,7 @@ std::optional<std::size_t> value_of(std::string_view header, std::string_view ke
 
 bool looks_like_npy(std::string_view bytes) { return bytes.substr(0, npy_magic.size()) == npy_magic; }
 
-npy_array read_npy(const std::string& path, std::string_view bytes) {
+npy_header read_npy_header(const std::string& path, std::string_view bytes) {
   if (!looks_like_npy(bytes)) bad_npy(path, "no \\x93NUMPY magic string");
   if (bytes.size() < 10) bad_npy(path, "truncated header");
   const unsigned major = static_cast<unsigned char>(bytes[6]);
@@ -99,15 +99,37 @@ npy_array read_npy(const std::string& path, std::string_view bytes) {
     }
     i = j + 1;
   }
-  const unsigned __int128 expected = count * static_cast<unsigned __int128>(type->bytes);
-  const std::size_t have = bytes.size() - data_start;
+  return {*type, static_cast<std::uint64_t>(count), data_start};
+}
+
+std::size_t npy_header_end(const std::string& path, std::string_view bytes) {
+  if (!looks_like_npy(bytes)) bad_npy(path, "no \\x93NUMPY magic string");
+  if (bytes.size() < 10) bad_npy(path, "truncated header");
+  const unsigned major = static_cast<unsigned char>(bytes[6]);
+  auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+  if (major == 1) return 10 + (byte(8) | byte(9) << 8);
+  if (major != 2 && major != 3) bad_npy(path, "format version " + std::to_string(major) + " is not 1, 2 or 3");
+  if (bytes.size() < 12) bad_npy(path, "truncated header");
+  return 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
+}
+
+void check_npy_size(const std::string& path, const npy_header& h, std::uint64_t data_bytes) {
+  const unsigned __int128 expected = static_cast<unsigned __int128>(h.count) * static_cast<unsigned __int128>(h.type.bytes);
+  const std::uint64_t have = data_bytes;
+  const std::uint64_t count = h.count;
+  const dtype* type = &h.type;
   if (static_cast<unsigned __int128>(have) < expected)
     throw data_error(display_name(path) + ": truncated .npy array: " + std::to_string(have) + " data bytes, " +
                      std::to_string(static_cast<unsigned long long>(expected)) + " expected for " +
                      std::to_string(static_cast<unsigned long long>(count)) + " " + type->name() + " values");
   if (static_cast<unsigned __int128>(have) > expected)
-    bad_npy(path, std::to_string(have - static_cast<std::size_t>(expected)) + " bytes after the array");
-  return {decode_raw(path, bytes.substr(data_start), *type), *type};
+    bad_npy(path, std::to_string(have - static_cast<std::uint64_t>(expected)) + " bytes after the array");
+}
+
+npy_array read_npy(const std::string& path, std::string_view bytes) {
+  const npy_header h = read_npy_header(path, bytes);
+  check_npy_size(path, h, bytes.size() - h.data_start);
+  return {decode_raw(path, bytes.substr(h.data_start), h.type), h.type};
 }
 
 }  // namespace ghist::cli
