@@ -467,3 +467,118 @@ TEST(CliFormatErrors, TwoDimensionalErrors) {
 }
 
 }  // namespace
+
+// Streaming input (--chunk-bytes): small chunks give the same bytes as one huge chunk.
+namespace {
+
+void expect_same_for_chunks(std::vector<std::string> args) {
+  // --op count takes no weights.
+  for (std::size_t i = 0; i + 3 < args.size(); ++i)
+    if (args[i] == "--op" && args[i + 1] == "count" && args[i + 2] == "--weights") {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i + 2), args.begin() + static_cast<std::ptrdiff_t>(i + 4));
+      for (std::size_t j = 0; j + 1 < args.size(); ++j)
+        if (args[j] == "--weights-dtype") args.erase(args.begin() + static_cast<std::ptrdiff_t>(j), args.begin() + static_cast<std::ptrdiff_t>(j + 2));
+      break;
+    }
+  std::vector<std::string> whole = args;
+  whole.insert(whole.begin(), {"--backend", "cpu", "--chunk-bytes", "1G"});
+  run_result ref = run_ghist(whole);
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  for (const char* chunk : {"7", "64", "1000"}) {
+    std::vector<std::string> a = args;
+    a.insert(a.begin(), {"--backend", "cpu", "--chunk-bytes", chunk});
+    run_result r = run_ghist(a);
+    SCOPED_TRACE(chunk);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, ref.out);
+    EXPECT_EQ(r.err, "ghist: backend=cpu (--backend cpu)\n");  // no progress bar: stderr is not a terminal
+  }
+}
+
+std::string text_lines(int n, double scale) {
+  std::string s = "# header comment\n";
+  for (int i = 0; i < n; ++i) s += std::to_string((i * 37 % 101) * scale) + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(CliStreaming, TextEveryOpSmallChunks) {
+  temp_file in(text_lines(300, 0.25)), w(text_lines(300, 0.5));
+  for (const char* op : {"count", "sum", "min", "max"}) {
+    SCOPED_TRACE(op);
+    expect_same_for_chunks({"--op", op, "--weights", w.path(), "--range", "0:30", "--bins", "7", in.path()});
+    expect_same_for_chunks({"--op", op, "--weights", w.path(), "--bins", "7", in.path()});  // automatic range
+  }
+}
+
+TEST(CliStreaming, RawAndNpyEveryOpSmallChunks) {
+  std::vector<std::int32_t> keys;
+  std::string k, wt;
+  for (int i = 0; i < 500; ++i) {
+    std::int32_t v = i * 13 % 29 - 3;
+    double x = (i % 7) * 0.5;
+    k.append(reinterpret_cast<const char*>(&v), 4);
+    wt.append(reinterpret_cast<const char*>(&x), 8);
+  }
+  temp_file in(k), w(wt);
+  std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (500,), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += static_cast<char>(header.size() & 0xff);
+  npy += static_cast<char>(header.size() >> 8);
+  temp_file npy_in(npy + header + k);
+  for (const char* op : {"count", "sum", "min", "max"}) {
+    SCOPED_TRACE(op);
+    expect_same_for_chunks({"--dtype", "int32", "--op", op, "--weights", w.path(), "--bincount", in.path()});
+    expect_same_for_chunks({"--dtype", "int32", "--op", op, "--weights", w.path(), "--bins", "5", in.path()});
+    expect_same_for_chunks({"--dtype", "int32", "--op", op, "--weights", w.path(), "--range", "0:20", in.path()});
+    expect_same_for_chunks({"--op", op, "--weights", w.path(), "--weights-dtype", "float64", "--bins", "6",
+                            npy_in.path()});
+  }
+}
+
+TEST(CliStreaming, CsvEveryOpSmallChunks) {
+  std::string csv = "name,x,\"quoted, header\"\n";
+  for (int i = 0; i < 200; ++i)
+    csv += "\"row\n" + std::to_string(i) + "\"," + std::to_string(i % 17 * 1.5) + "," + std::to_string(i) + "\n";
+  temp_file in(csv), w(text_lines(200, 0.5));
+  for (const char* op : {"count", "sum", "min", "max"}) {
+    SCOPED_TRACE(op);
+    expect_same_for_chunks({"--csv-column", "x", "--op", op, "--weights", w.path(), "--bins", "4", in.path()});
+  }
+}
+
+TEST(CliStreaming, StdinStillWorks) {
+  std::string text = text_lines(200, 1.0);
+  temp_file in(text);
+  run_result file = run_ghist({"--backend", "cpu", "--chunk-bytes", "16", in.path()});
+  run_result piped = run_ghist({"--backend", "cpu", "--chunk-bytes", "16", "-"}, text);
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out, file.out);
+  run_result ranged = run_ghist({"--backend", "cpu", "--chunk-bytes", "16", "--range", "0:200", "-"}, text);
+  run_result ranged_file = run_ghist({"--backend", "cpu", "--range", "0:200", in.path()});
+  EXPECT_EQ(ranged.status, 0) << ranged.err;
+  EXPECT_EQ(ranged.out, ranged_file.out);
+}
+
+TEST(CliStreaming, ErrorsMidStreamPrintNothing) {
+  std::string text = text_lines(300, 1.0) + "oops\n" + text_lines(10, 1.0);
+  temp_file in(text);
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--range", "0:200", in.path()}, 1, {":302:", "oops"});
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", in.path()}, 1, {":302:", "oops"});
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--range", "0:200", "-"}, 1, {"<stdin>:302:", "oops"},
+               text);
+  std::string r(1001, '\0');
+  temp_file raw_in(r);
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--dtype", "int32", "--range", "0:2", raw_in.path()}, 1,
+               {"1001 bytes", "truncated"});
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--dtype", "int32", "--range", "0:2", "-"}, 1,
+               {"1001 bytes", "truncated"}, r);
+  temp_file w(text_lines(299, 1.0));
+  temp_file in2(text_lines(300, 1.0));
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--weights", w.path(), in2.path()}, 1,
+               {"299 values", "has 300"});
+  expect_error({"--backend", "cpu", "--chunk-bytes", "64", "--chunk-bytes", "0", in2.path()}, 2, {"--chunk-bytes"});
+}
