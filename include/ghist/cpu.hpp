@@ -65,6 +65,53 @@ void run_parts(int t, Body&& body) {
     if (e) std::rethrow_exception(e);
 }
 
+// Threads that a fold over n inputs uses when the caller asks for `threads` (0: default_threads()): at most one per
+// min_inputs_per_thread inputs, at least 1.
+inline int threads_for(std::int64_t n, int threads) {
+  int t = threads == 0 ? default_threads() : threads;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(t, n / min_inputs_per_thread)));
+}
+
+// Whether t private copies of `bytes_per_copy` bytes fit in budget_bytes (t * bytes_per_copy <= budget_bytes, written
+// so that it cannot overflow).
+inline bool sub_histograms_fit(std::size_t bytes_per_copy, int t, std::size_t budget_bytes) {
+  return bytes_per_copy == 0 || bytes_per_copy <= budget_bytes / static_cast<std::size_t>(t);
+}
+
+// The engine shared by the scalar and the vector-valued entry points: folds the updates of inputs [0, n) into dest,
+// num_bins rows of `width` values of T (row-major), with t threads (threads_for). fold(begin, end, hist, lo, hi)
+// must apply, in input order, the updates of inputs [begin, end) whose bin b lies in [lo, hi) to row b - lo of hist.
+// With one thread it folds straight into dest; otherwise into t private sub-histograms merged in thread order, or,
+// when those would exceed budget_bytes, with each thread owning bins [num_bins * k / t, num_bins * (k + 1) / t) and
+// scanning every input (no extra memory: memory stays bounded whatever the thread count and H).
+template <class T, class Fold, class Op>
+void run_rows(std::int64_t n, int t, T* dest, std::int64_t num_bins, std::int64_t width, Fold& fold, Op& op,
+              std::size_t budget_bytes) {
+  if (n == 0) return;
+  if (t == 1) {
+    fold(0, n, dest, 0, num_bins);
+    return;
+  }
+  const std::size_t row_count = static_cast<std::size_t>(num_bins), w = static_cast<std::size_t>(width);
+  const bool fits = row_count <= budget_bytes / sizeof(T) / w / static_cast<std::size_t>(t);
+  if (fits) {
+    const std::size_t size = row_count * w;
+    std::vector<std::vector<T>> subs(t);
+    run_parts(t, [&](int k) {
+      subs[k].assign(size, Op::identity());
+      fold(n * k / t, n * (k + 1) / t, subs[k].data(), 0, num_bins);
+    });
+    for (int k = 0; k < t; ++k)
+      for (std::size_t b = 0; b < size; ++b) dest[b] = op(dest[b], subs[k][b]);
+  } else {
+    // Each thread owns a range of bins and applies, in input order, only the updates that fall in it.
+    run_parts(t, [&](int k) {
+      std::int64_t lo = num_bins * k / t, hi = num_bins * (k + 1) / t;
+      fold(0, n, dest + lo * width, lo, hi);
+    });
+  }
+}
+
 // budget_bytes: the most memory the private sub-histograms may take in total before the bin-range split is used
 // (a parameter so that tests can exercise both paths on small inputs).
 template <class UpdateAt, class Op>
@@ -78,35 +125,13 @@ void run(std::int64_t n, UpdateAt update_at, Op op, typename Op::value_type* des
   if (how == mode::overwrite) std::fill(dest, dest + num_bins, Op::identity());
   if (n == 0) return;
 
-  int t = threads == 0 ? default_threads() : threads;
-  t = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(t, n / min_inputs_per_thread)));
-  auto fold_range = [&](std::int64_t begin, std::int64_t end, T* hist, std::int64_t bin_lo, std::int64_t bin_hi) {
+  auto fold = [&](std::int64_t begin, std::int64_t end, T* hist, std::int64_t bin_lo, std::int64_t bin_hi) {
     for (std::int64_t i = begin; i < end; ++i) {
       bin_update<T> u = update_at(i);
       if (u.bin >= bin_lo && u.bin < bin_hi) hist[u.bin - bin_lo] = op(hist[u.bin - bin_lo], u.value);
     }
   };
-  if (t == 1) {
-    fold_range(0, n, dest, 0, num_bins);
-    return;
-  }
-  // t * num_bins * sizeof(T) <= budget, written so that it cannot overflow.
-  const bool fits = static_cast<std::size_t>(num_bins) <= budget_bytes / sizeof(T) / static_cast<std::size_t>(t);
-  if (fits) {
-    std::vector<std::vector<T>> subs(t);
-    run_parts(t, [&](int k) {
-      subs[k].assign(num_bins, Op::identity());
-      fold_range(n * k / t, n * (k + 1) / t, subs[k].data(), 0, num_bins);
-    });
-    for (int k = 0; k < t; ++k)
-      for (std::int64_t b = 0; b < num_bins; ++b) dest[b] = op(dest[b], subs[k][b]);
-  } else {
-    // Each thread owns a range of bins and applies, in input order, only the updates that fall in it.
-    run_parts(t, [&](int k) {
-      std::int64_t lo = num_bins * k / t, hi = num_bins * (k + 1) / t;
-      fold_range(0, n, dest + lo, lo, hi);
-    });
-  }
+  run_rows(n, threads_for(n, threads), dest, num_bins, std::int64_t(1), fold, op, budget_bytes);
 }
 
 }  // namespace detail
