@@ -5,6 +5,11 @@
 // threads x H sub-histograms would not fit the memory budget, each thread owns a range of bins and scans the whole
 // input), and the sub-histograms are folded in thread order. The result is therefore the same for a given thread
 // count for every operator, and the same for every thread count for integer and bitwise operators.
+//
+// Memory: beyond dest, at most detail::sub_histogram_budget_bytes (1 GiB) whatever the thread count and H (huge
+// histograms, H = 100M bins and more, take the bin-range split once threads x H no longer fits). Inputs too few for
+// several threads (n < 2 x detail::min_inputs_per_thread, e.g. H > N on small inputs) are folded by one thread
+// straight into dest. cpu_fused.hpp, cpu_batched.hpp and cpu_vector.hpp build on the same engine.
 #pragma once
 
 #include <algorithm>

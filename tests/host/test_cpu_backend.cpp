@@ -825,3 +825,37 @@ TEST(CpuConvenience, WeightedBincount) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// Huge histograms: H = 100M bins with H > N (one thread folds straight into dest: no extra memory), and H = 50M with
+// several threads under a small memory budget (the bin-range split: no extra memory whatever the thread count).
+
+TEST(CpuBackendHugeH, HundredMillionBinsWithFewInputs) {
+  const std::int64_t H = 100'000'000, n = 100'000;
+  std::mt19937_64 r(42);
+  std::vector<std::int64_t> keys(n);
+  for (auto& k : keys) k = static_cast<std::int64_t>(r() % (H + 1000)) - 500;  // some out of range
+  std::vector<std::uint8_t> dest(H, 9), ref(H, 0);
+  for (std::int64_t k : keys)
+    if (k >= 0 && k < H) ++ref[k];
+  ghist::cpu::bincount(keys.data(), n, dest.data(), H, ghist::mode::overwrite, 0);
+  ASSERT_EQ(std::memcmp(dest.data(), ref.data(), H), 0);
+}
+
+TEST(CpuBackendHugeH, FiftyMillionBinsSeveralThreadsSmallBudget) {
+  const std::int64_t H = 50'000'000, n = 4 * ghist::cpu::detail::min_inputs_per_thread;
+  std::mt19937_64 r(43);
+  std::vector<std::int64_t> keys(n);
+  for (auto& k : keys) k = static_cast<std::int64_t>(r() % H);
+  std::vector<std::uint8_t> dest(H, 3), ref(H, 3);
+  for (std::int64_t k : keys) ref[k] = static_cast<std::uint8_t>(ref[k] + 1);
+  std::atomic<std::int64_t> calls{0};
+  auto update_at = [&](std::int64_t i) {
+    if (i == 0) calls.fetch_add(1, std::memory_order_relaxed);
+    return ghist::bin_update<std::uint8_t>{keys[i], 1};
+  };
+  ghist::cpu::detail::run(n, update_at, ghist::plus<std::uint8_t>{}, dest.data(), H, ghist::mode::accumulate, 4,
+                          std::size_t(1) << 20);
+  EXPECT_EQ(calls.load(), 4);  // the split: every thread scanned the input
+  ASSERT_EQ(std::memcmp(dest.data(), ref.data(), H), 0);
+}
