@@ -7,16 +7,12 @@
 
 namespace ghist::cli {
 
-namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
+bool has_suffix(const std::string& path, const char* suffix) {
   std::string lower;
-  for (char c : s) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  for (char c : path) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   const std::string suf(suffix);
   return lower.size() >= suf.size() && lower.compare(lower.size() - suf.size(), suf.size(), suf) == 0;
 }
-
-}  // namespace
 
 input_data read_input(const std::string& path, const std::optional<dtype>& type,
                       const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
@@ -42,16 +38,16 @@ input_data read_input_bytes(const std::string& path, const std::string& bytes, c
     if (in.channels.size() == 2) in.channel_names = {"x", "y"};
     return in;
   }
-  if (looks_like_npy(bytes) || ends_with(path, ".npy")) {
+  if (looks_like_npy(bytes) || has_suffix(path, ".npy")) {
     npy_array a = read_npy(path, bytes);
     in.format = "npy";
     in.element = a.type.name();
     in.channels.push_back(std::move(a.values));
     return in;
   }
-  const bool pnm = looks_like_pnm(bytes) || ends_with(path, ".pgm") || ends_with(path, ".ppm") ||
-                   ends_with(path, ".pnm");
-  const bool png = looks_like_png(bytes) || ends_with(path, ".png");
+  const bool pnm = looks_like_pnm(bytes) || has_suffix(path, ".pgm") || has_suffix(path, ".ppm") ||
+                   has_suffix(path, ".pnm");
+  const bool png = looks_like_png(bytes) || has_suffix(path, ".png");
   if (pnm || png) {
     if (!images)
       throw data_error(std::string(role) + " " + display_name(path) + " is an image; only INPUT can be an image");

@@ -12,6 +12,9 @@
 
 namespace ghist::cli {
 
+/// True when `path` ends with `suffix` (lower case, e.g. ".npy"), ignoring the case of the path.
+bool has_suffix(const std::string& path, const char* suffix);
+
 struct input_data {
   std::string format;                      ///< text, raw, csv, npy, pgm, ppm or png
   std::string element;                     ///< the element type: a dtype name, "text" or "uint8"/"uint16" (images)

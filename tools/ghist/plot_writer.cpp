@@ -1,5 +1,6 @@
 #include "plot_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,15 @@
 #include "svg_plot.hpp"
 
 namespace ghist::cli {
+
+void value_axis(const plot_series& p, double& lo, double& hi) {
+  lo = 0;
+  hi = 0;
+  for (const auto& series : p.values)
+    for (double v : series)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (hi <= lo) hi = lo + 1;
+}
 
 std::vector<double> nice_ticks(double lo, double hi, int target) {
   std::vector<double> ticks;

@@ -20,6 +20,9 @@ struct plot_series {
 template <class Sample>
 std::string render_plot(const histogram_report<Sample>& report, const std::string& path);
 
+/// The value axis of a plot: [min(0, smallest finite value), max(0, largest)], never empty.
+void value_axis(const plot_series& p, double& lo, double& hi);
+
 /// Tick positions: round numbers (1, 2 or 5 times a power of ten) covering [lo, hi], about `target` of them.
 std::vector<double> nice_ticks(double lo, double hi, int target);
 /// A tick label: the value with up to 12 significant digits (%.12g).

@@ -108,10 +108,7 @@ std::string png_plot(const plot_series& p, int width, int height) {
   const int pw = width - left - right, ph = height - top - bottom;
   const double x0 = p.edges.front(), x1 = p.edges.back();
   double y0 = 0, y1 = 0;
-  for (const auto& s : p.values)
-    for (double v : s)
-      if (std::isfinite(v)) y0 = std::min(y0, v), y1 = std::max(y1, v);
-  if (y1 <= y0) y1 = y0 + 1;
+  value_axis(p, y0, y1);
   auto sx = [&](double x) { return static_cast<int>(std::lround(left + (x - x0) / (x1 - x0) * pw)); };
   auto sy = [&](double y) { return static_cast<int>(std::lround(top + (y1 - y) / (y1 - y0) * ph)); };
   const double alpha = p.values.size() > 1 ? 0.5 : 1.0;

@@ -8,19 +8,10 @@
 
 #include "cli_error.hpp"
 #include "image_reader.hpp"
+#include "input_formats.hpp"
 
 namespace ghist::cli {
 
-namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
-  std::string lower;
-  for (char c : s) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  const std::string suf(suffix);
-  return lower.size() >= suf.size() && lower.compare(lower.size() - suf.size(), suf.size(), suf) == 0;
-}
-
-}  // namespace
 
 column_stream::column_stream(const std::string& path, const std::optional<dtype>& type,
                              const std::vector<std::string>& csv_columns, char csv_delimiter, text_values text,
@@ -58,7 +49,7 @@ column_stream::column_stream(const std::string& path, const std::optional<dtype>
     return;
   }
   fill(16);
-  if (looks_like_npy(pending_) || ends_with(path, ".npy")) {
+  if (looks_like_npy(pending_) || has_suffix(path, ".npy")) {
     fill(12);
     header_bytes_ = npy_header_end(path_, pending_);
     fill(header_bytes_);
@@ -71,8 +62,8 @@ column_stream::column_stream(const std::string& path, const std::optional<dtype>
     skip_ = header_bytes_;
     return;
   }
-  if (looks_like_pnm(pending_) || looks_like_png(pending_) || ends_with(path, ".pgm") || ends_with(path, ".ppm") ||
-      ends_with(path, ".pnm") || ends_with(path, ".png")) {
+  if (looks_like_pnm(pending_) || looks_like_png(pending_) || has_suffix(path, ".pgm") || has_suffix(path, ".ppm") ||
+      has_suffix(path, ".pnm") || has_suffix(path, ".png")) {
     whole_ = true;
     return;
   }

@@ -43,10 +43,7 @@ std::string svg_plot(const plot_series& p, int width, int height) {
   const double pw = width - left - right, ph = height - top - bottom;
   const double x0 = p.edges.front(), x1 = p.edges.back();
   double y0 = 0, y1 = 0;
-  for (const auto& s : p.values)
-    for (double v : s)
-      if (std::isfinite(v)) y0 = std::min(y0, v), y1 = std::max(y1, v);
-  if (y1 <= y0) y1 = y0 + 1;
+  value_axis(p, y0, y1);
   auto sx = [&](double x) { return left + (x - x0) / (x1 - x0) * pw; };
   auto sy = [&](double y) { return top + (y1 - y) / (y1 - y0) * ph; };
 
