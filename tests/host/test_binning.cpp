@@ -2,6 +2,8 @@
 // (atomic_class.hpp). No GPU needed.
 #include <gtest/gtest.h>
 
+#include "error_expectations.hpp"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -23,20 +25,7 @@ namespace {
 
 using i128 = __int128;
 
-// Calls fn, expects a ghist::error whose message contains `needle`.
-template <class Fn>
-void expect_ghist_error(Fn&& fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected ghist::error containing \"" << needle << "\", nothing was thrown";
-  } catch (const ghist::error& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find(needle), std::string::npos) << "message \"" << what << "\" lacks \"" << needle << "\"";
-    EXPECT_EQ(what.rfind("ghist: ", 0), 0u) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected ghist::error, got another exception: " << e.what();
-  }
-}
+using ghist_test::expect_ghist_error;
 
 // Keeps the compiler from folding a bin computation at compile time (the tests are about run-time behaviour).
 template <class T>

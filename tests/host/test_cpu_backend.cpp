@@ -2,6 +2,8 @@
 // parallel paths (private sub-histograms and the bin-range split), determinism, and argument errors.
 #include <gtest/gtest.h>
 
+#include "error_expectations.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -453,18 +455,7 @@ TEST(CpuBackendExceptions, BinFunctionExceptionPropagatesFromWorkerThreads) {
 // ---------------------------------------------------------------------------------------------------------------
 // Argument errors: ghist::error naming the argument, dest untouched.
 
-template <class Fn>
-void expect_ghist_error(Fn&& fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected ghist::error containing \"" << needle << "\", nothing was thrown";
-  } catch (const ghist::error& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find(needle), std::string::npos) << "message \"" << what << "\" lacks \"" << needle << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected ghist::error, got another exception: " << e.what();
-  }
-}
+using ghist_test::expect_ghist_error;
 
 constexpr std::int32_t kSentinel = 0x5A5A5A5A;
 
