@@ -32,8 +32,14 @@ run_step() {  # name, log file, command...
 }
 
 tests="$build/tests"
-run_step "host tests" host_tests.log "$tests/ghist_host_tests" --gtest_brief=1
+run_step "host tests" host_tests.log ctest --test-dir "$build" -L host -j "$(nproc)" --output-on-failure
 run_step "gpu tests" gpu_tests.log "$tests/ghist_gpu_tests" --gtest_brief=1
+# The feature areas' GPU test executables (tests/<area>/ghist_gpu_<area>_tests).
+for exe in "$tests"/*/ghist_gpu_*_tests; do
+  [ -x "$exe" ] || continue
+  area=$(basename "$exe"); area=${area#ghist_gpu_}; area=${area%_tests}
+  run_step "gpu tests ($area)" "gpu_tests_$area.log" "$exe" --gtest_brief=1
+done
 subset='Sanitizer.*:errors_fixture.*:GpuConvenience.*'
 run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter="$subset" --gtest_brief=1
@@ -56,6 +62,12 @@ fi
 if [ -x "$build/bench/ghist_bench" ]; then
   run_step "benchmark" bench.log "$build/bench/ghist_bench" --quick --csv "$logs/bench.csv"
 fi
+# The feature areas' benchmarks (bench/<area>/ghist_<area>_bench --quick), each with its own log.
+for exe in "$build"/bench/*/ghist_*_bench; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe" .bench); name=${name#ghist_}; name=${name%_bench}
+  run_step "benchmark ($name)" "bench_$name.log" "$exe" --quick
+done
 
 echo
 echo "==== ghist GPU check: $gpu, commit ${GHIST_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, $(date -u +%F) ===="
@@ -63,6 +75,7 @@ echo "==== ghist GPU check: $gpu, commit ${GHIST_COMMIT:-$(git rev-parse --short
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck.log "$logs"/racecheck.log "$logs"/synccheck.log 2>/dev/null
 [ -f "$logs/atomics_sass.txt" ] && { echo "atomic instructions per probe kernel (sm_90 SASS):"; cat "$logs/atomics_sass.txt"; }
 [ -f "$logs/bench.log" ] && tail -n 62 "$logs/bench.log"
+for f in "$logs"/bench_*.log; do [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -n 40 "$f"; }; done
 echo
 printf '%s\n' "${summary[@]}"
 echo "overall: $([ $failed = 0 ] && echo PASS || echo FAIL)"
