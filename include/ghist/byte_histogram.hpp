@@ -1,0 +1,82 @@
+// Byte histograms at the read-bandwidth limit: uint8 or int8 samples into at most 256 even bins, callable from any
+// C++17 compiler (no nvcc needed); compiled in src/instantiate_byte_histogram.cu.
+//
+// Both GPU methods count the 256 raw byte values of the input (so their speed does not depend on num_bins or the
+// range), and a last small kernel folds the 256 counts into the caller's bins through byte_bin_table below. Counts
+// are integers added in any order, so results are exact and deterministic.
+//   packed_counters  seed 001 (TRISH): per-thread 8-bit counters packed 4 per 32-bit word in shared memory, flushed
+//                    into 32-bit block counters before they can overflow; no atomics, speed independent of the data.
+//   shared_atomics   per-warp sub-histograms in shared memory updated with atomics; runs of equal bytes (a 4-byte
+//                    word or a whole 16-byte vector of one value) become one atomic.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "ghist/binning.hpp"
+#include "ghist/error.hpp"
+#include "ghist/options.hpp"
+
+namespace ghist {
+
+enum class byte_method { automatic, packed_counters, shared_atomics };
+
+inline const char* to_string(byte_method m) {
+  switch (m) {
+    case byte_method::automatic: return "automatic";
+    case byte_method::packed_counters: return "packed_counters";
+    case byte_method::shared_atomics: return "shared_atomics";
+  }
+  return "?";
+}
+
+/// hist[b] = number of samples in the b-th of num_bins even bins over [lower, upper) (half-open, as even_bins and
+/// CUB's HistogramEven; samples outside are dropped). num_bins in [1, 256]; lower < upper, any int values (e.g.
+/// [0, 256) for one bin per byte value). Any n >= 0 and any alignment of `samples`. options.how selects overwrite
+/// or accumulate; options.scratch, when given, must hold byte_histogram_workspace_bytes(). Asynchronous on
+/// `stream`. Throws ghist::error naming the argument (before anything is enqueued) for bad arguments or host
+/// memory where device memory is expected. Count: int32_t, uint32_t, int64_t, uint64_t (counts wrap as unsigned
+/// integers of Count's width).
+template <class Count>
+void byte_histogram_even_async(const std::uint8_t* samples, std::int64_t n, Count* hist, int num_bins, int lower,
+                               int upper, cudaStream_t stream = 0, const options& opts = {},
+                               byte_method method = byte_method::automatic);
+
+/// The same for int8 samples (bins over their signed values, e.g. [-128, 128)).
+template <class Count>
+void byte_histogram_even_async(const std::int8_t* samples, std::int64_t n, Count* hist, int num_bins, int lower,
+                               int upper, cudaStream_t stream = 0, const options& opts = {},
+                               byte_method method = byte_method::automatic);
+
+/// Device scratch one call needs (the 256 raw counts as 64-bit integers).
+inline constexpr std::size_t byte_histogram_workspace_bytes() { return 256 * sizeof(unsigned long long); }
+
+/// The bin of each raw byte value (index: the byte as unsigned; for int8 samples the byte of the signed value), or
+/// -1 when that value falls in no bin. Checks the arguments: throws ghist::error naming num_bins, or the range.
+inline std::array<std::int16_t, 256> byte_bin_table(bool signed_samples, int num_bins, int lower, int upper) {
+  if (num_bins < 1 || num_bins > 256)
+    throw error("num_bins must be in [1, 256] for byte histograms, got " + std::to_string(num_bins));
+  // int bins give the same mapping as even_bins<uint8_t / int8_t> wherever those can express the range, and also
+  // the ranges they cannot (upper = 256 for one bin per uint8 value).
+  const even_bins<int> bins = make_even_bins<int>(lower, upper, num_bins);
+  std::array<std::int16_t, 256> table{};
+  for (int raw = 0; raw < 256; ++raw) {
+    const int value = signed_samples ? static_cast<int>(static_cast<std::int8_t>(static_cast<std::uint8_t>(raw))) : raw;
+    table[static_cast<std::size_t>(raw)] = static_cast<std::int16_t>(bins(value));
+  }
+  return table;
+}
+
+/// What `automatic` runs for n bytes; other methods are returned unchanged.
+/// Provisional: shared_atomics for every size until bench/bytes (ghist_bytes_bench) has been run on the H100; the
+/// size is a parameter so that the choice can follow the measurements without an API change.
+inline byte_method resolve_byte_method(byte_method requested, std::int64_t n) {
+  (void)n;
+  if (requested != byte_method::automatic) return requested;
+  return byte_method::shared_atomics;
+}
+
+}  // namespace ghist

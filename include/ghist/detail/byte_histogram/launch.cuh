@@ -1,0 +1,163 @@
+// Definitions of ghist::byte_histogram_even_async (ghist/byte_histogram.hpp): argument checks, the split of the
+// input into an unaligned head, 16-byte vectors and a tail, persistent grids sized to the device, and the final
+// fold of the 256 raw counts into the caller's bins.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "ghist/byte_histogram.hpp"
+#include "ghist/detail/byte_histogram/common.cuh"
+#include "ghist/detail/byte_histogram/packed_counters.cuh"
+#include "ghist/detail/byte_histogram/shared_atomics.cuh"
+#include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/validate.hpp"
+#include "ghist/error.hpp"
+
+namespace ghist::detail::bytes {
+
+/// The 256 totals: the caller's workspace, or a stream-ordered temporary freed on the stream when done.
+class totals_buffer {
+ public:
+  totals_buffer(const workspace& user, cudaStream_t stream) : stream_(stream) {
+    if (user.data != nullptr) {
+      ptr_ = static_cast<unsigned long long*>(user.data);
+    } else {
+      GHIST_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), byte_histogram_workspace_bytes(), stream));
+      owned_ = true;
+    }
+  }
+  ~totals_buffer() {
+    if (owned_) (void)cudaFreeAsync(ptr_, stream_);
+  }
+  totals_buffer(const totals_buffer&) = delete;
+  totals_buffer& operator=(const totals_buffer&) = delete;
+  unsigned long long* get() const { return ptr_; }
+
+ private:
+  unsigned long long* ptr_ = nullptr;
+  cudaStream_t stream_;
+  bool owned_ = false;
+};
+
+/// Blocks of `kernel` that fit on the current device at once (at least one).
+template <class Kernel>
+int persistent_grid(Kernel kernel, int block, std::size_t shared_bytes) {
+  int device = 0, sms = 0, per_sm = 0;
+  GHIST_CUDA_CHECK(cudaGetDevice(&device));
+  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared_bytes));
+  return std::max(1, sms * std::max(1, per_sm));
+}
+
+/// Enqueues the counting kernel of `method` over the bytes [p, p + n), adding to totals (already zeroed).
+inline void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, unsigned long long* totals,
+                              cudaStream_t stream) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
+  const std::int64_t num_vectors = (n - head) / vector_bytes;
+  byte_job job;
+  job.vectors = reinterpret_cast<const uint4*>(p + head);
+  job.head = p;
+  job.head_bytes = static_cast<int>(head);
+  job.tail = p + head + num_vectors * vector_bytes;
+  job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
+  job.totals = totals;
+
+  auto launch_all = [&](auto kernel, int block, std::size_t shared_bytes, std::int64_t tile_vectors) {
+    if (shared_bytes > 48 * 1024)
+      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared_bytes)));
+    const int max_grid = persistent_grid(kernel, block, shared_bytes);
+    // One launch per max_grid * max_block_bytes bytes (so that 32-bit block counters cannot overflow); the head and
+    // tail go with the first.
+    const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
+    std::int64_t done = 0;
+    do {
+      byte_job part = job;
+      part.vectors = job.vectors + done;
+      part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
+      if (done > 0) part.head_bytes = part.tail_bytes = 0;
+      const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
+      const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
+      kernel<<<grid, block, shared_bytes, stream>>>(part);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+      done += part.num_vectors;
+    } while (done < job.num_vectors);
+  };
+
+  if (method == byte_method::packed_counters) {
+    using tune = packed_counters_tuning;
+    launch_all(count_bytes_packed<tune::block, tune::unroll, tune::min_blocks_per_sm>, tune::block,
+               packed_counters_shared_bytes<tune::block>(), std::int64_t(tune::block) * tune::unroll);
+  } else {
+    using tune = shared_atomics_tuning;
+    launch_all(count_bytes_shared_atomics<tune::block, tune::unroll, tune::min_blocks_per_sm>, tune::block, 0,
+               std::int64_t(tune::block) * tune::unroll);
+  }
+}
+
+template <class Count>
+void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64_t n, Count* hist, int num_bins,
+                    int lower, int upper, cudaStream_t stream, const options& opts, byte_method method) {
+  static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
+                "Count must be a 32- or 64-bit integer");
+  using Word = std::make_unsigned_t<Count>;
+  // Every check before anything is enqueued.
+  const std::array<std::int16_t, byte_values> table = byte_bin_table(signed_samples, num_bins, lower, upper);
+  check_non_negative(n, "n");
+  if (method != byte_method::automatic && method != byte_method::packed_counters &&
+      method != byte_method::shared_atomics)
+    throw error("method must be automatic, packed_counters or shared_atomics, got " +
+                std::to_string(static_cast<int>(method)));
+  if (opts.how != mode::overwrite && opts.how != mode::accumulate)
+    throw error("options.how must be overwrite or accumulate, got " + std::to_string(static_cast<int>(opts.how)));
+  check_device_range(samples, static_cast<std::size_t>(n), "samples");
+  check_device_range(hist, static_cast<std::size_t>(num_bins) * sizeof(Count), "hist");
+  if (opts.scratch.data == nullptr && opts.scratch.bytes > 0)
+    throw error("options.scratch.data is null but options.scratch.bytes = " + std::to_string(opts.scratch.bytes));
+  if (opts.scratch.data != nullptr) {
+    if (opts.scratch.bytes < byte_histogram_workspace_bytes())
+      throw error("options.scratch is too small: a byte histogram needs " +
+                  std::to_string(byte_histogram_workspace_bytes()) + " bytes, the workspace has " +
+                  std::to_string(opts.scratch.bytes));
+    check_device_range(opts.scratch.data, opts.scratch.bytes, "options.scratch");
+  }
+  const bool accumulate = opts.how == mode::accumulate;
+  if (n == 0) {
+    if (!accumulate) GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(num_bins) * sizeof(Count), stream));
+    return;
+  }
+
+  byte_bin_map map;
+  std::copy(table.begin(), table.end(), map.bin);
+  totals_buffer totals(opts.scratch, stream);
+  GHIST_CUDA_CHECK(cudaMemsetAsync(totals.get(), 0, byte_histogram_workspace_bytes(), stream));
+  count_bytes_async(samples, n, resolve_byte_method(method, n), totals.get(), stream);
+  finalize_bins<Word><<<1, byte_values, 0, stream>>>(totals.get(), map, reinterpret_cast<Word*>(hist), num_bins,
+                                                     accumulate);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace ghist::detail::bytes
+
+namespace ghist {
+
+template <class Count>
+void byte_histogram_even_async(const std::uint8_t* samples, std::int64_t n, Count* hist, int num_bins, int lower,
+                               int upper, cudaStream_t stream, const options& opts, byte_method method) {
+  detail::bytes::byte_histogram(samples, false, n, hist, num_bins, lower, upper, stream, opts, method);
+}
+
+template <class Count>
+void byte_histogram_even_async(const std::int8_t* samples, std::int64_t n, Count* hist, int num_bins, int lower,
+                               int upper, cudaStream_t stream, const options& opts, byte_method method) {
+  detail::bytes::byte_histogram(reinterpret_cast<const std::uint8_t*>(samples), true, n, hist, num_bins, lower,
+                                upper, stream, opts, method);
+}
+
+}  // namespace ghist
