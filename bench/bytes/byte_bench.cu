@@ -4,7 +4,9 @@
 // linear, image), made on the device. For 256, 64 and 32 even bins over [0, 256) it times ghist's two methods
 // (packed_counters, shared_atomics) and the automatic choice, CUB's HistogramEven over the same uint8 samples
 // (num_bins + 1 levels, int counters), and, once per distribution, the read-only floor over the same bytes
-// (bench/timing.cuh). Every result is checked against the CPU backend (256 raw counts per distribution, folded into
+// (bench/timing.cuh). For 256 bins it also times other tunings of both kernels (more replicas of the warp
+// histograms, an atomic increment of the packed counters, a shorter tile), so that one run shows whether the
+// library's defaults (detail/byte_histogram/*.cuh) should change. Every result is checked against the CPU backend (256 raw counts per distribution, folded into
 // the bins) before it is timed; a wrong one is reported, not timed, and the run exits with status 2.
 //
 // Output: a summary table (last lines of the output), optional --csv / --json with one record per variant.
@@ -24,6 +26,8 @@
 #include "ghist/binning.hpp"
 #include "ghist/byte_histogram.hpp"
 #include "ghist/cpu.hpp"
+#include "ghist/detail/byte_histogram/launch.cuh"
+#include "ghist/detail/byte_histogram/tunings.cuh"
 #include "ghist/error.hpp"
 #include "report.hpp"
 #include "timing.cuh"
@@ -37,6 +41,30 @@ using ghist_bytes::byte_dist;
 
 const int bin_counts[] = {256, 64, 32};
 const byte_method methods[] = {byte_method::packed_counters, byte_method::shared_atomics, byte_method::automatic};
+
+namespace bytes = ghist::detail::bytes;
+
+struct tuned_variant {
+  const char* name;
+  byte_method method;
+  void (*run)(const std::uint8_t*, std::int64_t, std::uint64_t*, int, byte_method);
+};
+
+template <class Packed, class Atomics>
+void run_tuned(const std::uint8_t* d, std::int64_t n, std::uint64_t* hist, int bins, byte_method m) {
+  bytes::byte_histogram<std::uint64_t, Packed, Atomics>(d, false, n, hist, bins, 0, 256, 0, {}, m);
+}
+
+const tuned_variant tuned_variants[] = {
+    {"packed atomic-inc", byte_method::packed_counters,
+     run_tuned<bytes::packed_atomic_increment_tuning, bytes::shared_atomics_tuning>},
+    {"packed unroll 3", byte_method::packed_counters,
+     run_tuned<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>},
+    {"atomics 8 replicas", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>},
+    {"atomics per lane", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>},
+};
 
 struct config {
   bool quick = false;
@@ -139,6 +167,21 @@ void print_summary(const std::vector<record>& rows, const bench::run_info& info)
   const double gb = double(info.n) * 1e-9;
   auto gbs = [&](const record* r) { return r && r->ok() ? gb / (r->us * 1e-6) : NAN; };
   auto frac = [&](const record* r) { return r && r->ok() ? r->floor_us / r->us : NAN; };
+  auto cell = [&](const record* r) {
+    if (r && !r->ok()) return r->status.substr(0, 12);
+    return fmt("%5.0f", gbs(r)) + " (" + fmt("%.2f", frac(r)) + ")";
+  };
+  std::printf("\nTunings, 256 bins: GB/s (fraction of the read floor)\n%-8s", "dist");
+  std::printf(" %-17s %-17s", "packed_counters", "shared_atomics");
+  for (const auto& v : tuned_variants) std::printf(" %-18s", v.name);
+  std::printf("\n");
+  for (byte_dist d : ghist_bytes::all_byte_dists) {
+    const std::string dist = ghist_bytes::to_string(d);
+    std::printf("%-8s %-17s %-17s", dist.c_str(), cell(find(rows, dist, 256, "packed_counters")).c_str(),
+                cell(find(rows, dist, 256, "shared_atomics")).c_str());
+    for (const auto& v : tuned_variants) std::printf(" %-18s", cell(find(rows, dist, 256, v.name)).c_str());
+    std::printf("\n");
+  }
   std::printf("\nByte histograms on %s, %.0f MiB of uint8, [0, 256); GB/s (fraction of the read floor measured in "
               "the same run)\n",
               info.device.c_str(), double(info.n) / (1 << 20));
@@ -154,10 +197,6 @@ void print_summary(const std::vector<record>& rows, const bench::run_info& info)
       const record* au = find(rows, dist, bins, "automatic");
       const record* c = find(rows, dist, bins, "cub");
       const record* fl = find(rows, dist, 0, "read floor");
-      auto cell = [&](const record* r) {
-        if (r && !r->ok()) return r->status.substr(0, 12);
-        return fmt("%5.0f", gbs(r)) + " (" + fmt("%.2f", frac(r)) + ")";
-      };
       std::printf("%-8s %4d %7s | %-13s %-13s %-13s | %7s %6s\n", dist.c_str(), bins, fmt("%.0f", gbs(fl)).c_str(),
                   cell(p).c_str(), cell(a).c_str(), cell(au).c_str(), fmt("%.0f", gbs(c)).c_str(),
                   fmt("%.2f", au && au->ok() && c && c->ok() ? c->us / au->us : NAN).c_str());
@@ -281,29 +320,40 @@ int run(const config& cfg) {
       }
       add(cub_row);
 
-      for (byte_method m : methods) {
+      // One variant: checked, then timed; a tuning the device cannot run is reported as n/a.
+      auto measure = [&](const std::string& name, byte_method m, variant_kind kind, auto call) {
         record r;
         r.op = "uint8";
         r.H = bins;
         r.RF = 1;
         r.dist = dist;
-        r.kind = m == byte_method::automatic ? variant_kind::automatic : variant_kind::fixed;
-        r.variant = ghist::to_string(m);
+        r.kind = kind;
+        r.variant = name;
         r.plan = ghist::to_string(ghist::resolve_byte_method(m, cfg.n));
         r.plan_short = r.plan;
         r.floor_us = fl.read.us;
         r.cub_us = cub_row.us;
-        auto call = [&] { ghist::byte_histogram_even_async(d_data, cfg.n, d_hist, bins, 0, 256, 0, {}, m); };
-        call();
-        BENCH_CHECK(cudaDeviceSynchronize());
-        r.status = compare(d_hist, want);
+        try {
+          call();
+          BENCH_CHECK(cudaDeviceSynchronize());
+          r.status = compare(d_hist, want);
+        } catch (const ghist::error& e) {
+          r.status = std::string("n/a: ") + e.what();
+        }
         if (r.status == "ok") {
           const bench::timing t = timer.median(call, policy);
           r.us = t.us;
           r.reps = t.reps;
         }
         add(r);
-      }
+      };
+      for (byte_method m : methods)
+        measure(ghist::to_string(m), m,
+                m == byte_method::automatic ? variant_kind::automatic : variant_kind::fixed,
+                [&] { ghist::byte_histogram_even_async(d_data, cfg.n, d_hist, bins, 0, 256, 0, {}, m); });
+      if (bins == 256)
+        for (const auto& v : tuned_variants)
+          measure(v.name, v.method, variant_kind::fixed, [&] { v.run(d_data, cfg.n, d_hist, bins, v.method); });
     }
   }
   BENCH_CHECK(cudaFree(cub_temp));

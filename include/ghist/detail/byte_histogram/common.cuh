@@ -50,18 +50,20 @@ struct tiling {
   __device__ bool owns_partial_tile() const { return full_tiles % gridDim.x == blockIdx.x; }
 };
 
-/// Head and tail bytes (fewer than 32 in all), counted by block 0 into its block counts with shared atomics.
-__device__ inline void count_head_and_tail(const byte_job& job, unsigned* block_counts) {
+/// Head and tail bytes (fewer than 32 in all), counted by block 0 into its block counts (value v at
+/// block_counts[v * Stride]) with shared atomics.
+template <int Stride = 1>
+__device__ void count_head_and_tail(const byte_job& job, unsigned* block_counts) {
   if (blockIdx.x != 0) return;
-  if (threadIdx.x < job.head_bytes) atomicAdd(&block_counts[job.head[threadIdx.x]], 1u);
-  if (threadIdx.x < job.tail_bytes) atomicAdd(&block_counts[job.tail[threadIdx.x]], 1u);
+  if (threadIdx.x < job.head_bytes) atomicAdd(&block_counts[job.head[threadIdx.x] * Stride], 1u);
+  if (threadIdx.x < job.tail_bytes) atomicAdd(&block_counts[job.tail[threadIdx.x] * Stride], 1u);
 }
 
-/// Adds a block's 256 counts (after a __syncthreads that made them final) to the call's totals.
-template <int Block>
+/// Adds a block's 256 counts (value v at block_counts[v * Stride], final after a __syncthreads) to the totals.
+template <int Block, int Stride = 1>
 __device__ void add_block_counts(const unsigned* block_counts, unsigned long long* totals) {
   for (int v = threadIdx.x; v < byte_values; v += Block) {
-    const unsigned c = block_counts[v];
+    const unsigned c = block_counts[v * Stride];
     if (c != 0) atomicAdd(&totals[v], static_cast<unsigned long long>(c));
   }
 }

@@ -54,8 +54,10 @@ int persistent_grid(Kernel kernel, int block, std::size_t shared_bytes) {
   return std::max(1, sms * std::max(1, per_sm));
 }
 
-/// Enqueues the counting kernel of `method` over the bytes [p, p + n), adding to totals (already zeroed).
-inline void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, unsigned long long* totals,
+/// Enqueues the counting kernel of `method` over the bytes [p, p + n), adding to totals (already zeroed). The
+/// tunings are parameters so that the benchmark can compare others with the library's defaults.
+template <class PackedTuning, class AtomicsTuning>
+void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, unsigned long long* totals,
                               cudaStream_t stream) {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
@@ -91,17 +93,17 @@ inline void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method
   };
 
   if (method == byte_method::packed_counters) {
-    using tune = packed_counters_tuning;
-    launch_all(count_bytes_packed<tune::block, tune::unroll, tune::min_blocks_per_sm>, tune::block,
-               packed_counters_shared_bytes<tune::block>(), std::int64_t(tune::block) * tune::unroll);
+    using tune = PackedTuning;
+    launch_all(count_bytes_packed<tune>, tune::block, packed_counters_shared_bytes<tune>(),
+               std::int64_t(tune::block) * tune::unroll);
   } else {
-    using tune = shared_atomics_tuning;
-    launch_all(count_bytes_shared_atomics<tune::block, tune::unroll, tune::min_blocks_per_sm>, tune::block, 0,
+    using tune = AtomicsTuning;
+    launch_all(count_bytes_shared_atomics<tune>, tune::block, shared_atomics_shared_bytes<tune>(),
                std::int64_t(tune::block) * tune::unroll);
   }
 }
 
-template <class Count>
+template <class Count, class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
 void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64_t n, Count* hist, int num_bins,
                     int lower, int upper, cudaStream_t stream, const options& opts, byte_method method) {
   static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
@@ -129,7 +131,8 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
   }
   const bool accumulate = opts.how == mode::accumulate;
   if (n == 0) {
-    if (!accumulate) GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(num_bins) * sizeof(Count), stream));
+    if (!accumulate)
+      GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(num_bins) * sizeof(Count), stream));
     return;
   }
 
@@ -137,7 +140,7 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
   std::copy(table.begin(), table.end(), map.bin);
   totals_buffer totals(opts.scratch, stream);
   GHIST_CUDA_CHECK(cudaMemsetAsync(totals.get(), 0, byte_histogram_workspace_bytes(), stream));
-  count_bytes_async(samples, n, resolve_byte_method(method, n), totals.get(), stream);
+  count_bytes_async<PackedTuning, AtomicsTuning>(samples, n, resolve_byte_method(method, n), totals.get(), stream);
   finalize_bins<Word><<<1, byte_values, 0, stream>>>(totals.get(), map, reinterpret_cast<Word*>(hist), num_bins,
                                                      accumulate);
   GHIST_CUDA_CHECK(cudaGetLastError());

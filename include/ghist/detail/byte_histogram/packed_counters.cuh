@@ -16,37 +16,42 @@ namespace ghist::detail::bytes {
 /// Tuning of the packed-counters kernel. 256 threads x 64 words x 4 B = 64 KiB of counters per block, so 3 blocks
 /// (768 threads) per H100 SM; 5 vectors per thread per tile (80 bytes), double-buffered: 60 KiB in flight per SM.
 /// 3 tiles = 240 bytes per thread between flushes, the most whole tiles that keep every 8-bit counter <= 255.
+/// atomic_increment: add to a counter word with one shared atomic (its column is the thread's own, so it never
+/// conflicts) instead of a load, an add and a store: one shared-memory instruction per byte instead of two, if the
+/// hardware's atomics keep up (the benchmark compares both).
 struct packed_counters_tuning {
   static constexpr int block = 256;
   static constexpr int unroll = 5;
   static constexpr int min_blocks_per_sm = 3;
+  static constexpr bool atomic_increment = false;
 };
 
 inline constexpr int packed_rows = byte_values / 4;  // 32-bit words per thread
 inline constexpr int max_packed_count = 255;
 
-template <int Block>
+template <class Tuning>
 constexpr std::size_t packed_counters_shared_bytes() {
-  return std::size_t(packed_rows) * Block * sizeof(unsigned) + byte_values * sizeof(unsigned);
+  return std::size_t(packed_rows) * Tuning::block * sizeof(unsigned) + byte_values * sizeof(unsigned);
 }
 
 /// Adds the 4 bytes of w to this thread's column: byte k's counter is byte (k & 3) of row (k >> 2).
-template <int Block>
+template <int Block, bool Atomic>
 __device__ __forceinline__ void count_word_packed(unsigned* column, unsigned w) {
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const unsigned row = (w >> (8 * k + 2)) & 63u;
     const unsigned shift = k == 0 ? (w << 3) & 24u : (w >> (8 * k - 3)) & 24u;  // 8 * (byte & 3)
-    column[row * Block] += 1u << shift;
+    if constexpr (Atomic) atomicAdd(&column[row * Block], 1u << shift);
+    else column[row * Block] += 1u << shift;
   }
 }
 
-template <int Block>
+template <int Block, bool Atomic>
 __device__ __forceinline__ void count_vector_packed(unsigned* column, uint4 v) {
-  count_word_packed<Block>(column, v.x);
-  count_word_packed<Block>(column, v.y);
-  count_word_packed<Block>(column, v.z);
-  count_word_packed<Block>(column, v.w);
+  count_word_packed<Block, Atomic>(column, v.x);
+  count_word_packed<Block, Atomic>(column, v.y);
+  count_word_packed<Block, Atomic>(column, v.z);
+  count_word_packed<Block, Atomic>(column, v.w);
 }
 
 /// Sums every column into the 32-bit counters `sums` (bins 4r .. 4r + 3 of this thread's row r, over its group of
@@ -75,8 +80,10 @@ __device__ __forceinline__ void flush_packed(unsigned* counters, unsigned (&sums
   __syncthreads();  // every column cleared before its owner counts again
 }
 
-template <int Block, int Unroll, int MinBlocks>
-__global__ void __launch_bounds__(Block, MinBlocks) count_bytes_packed(byte_job job) {
+template <class Tuning>
+__global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) count_bytes_packed(byte_job job) {
+  constexpr int Block = Tuning::block, Unroll = Tuning::unroll;
+  constexpr bool Atomic = Tuning::atomic_increment;
   static_assert(Block % packed_rows == 0 && Block >= byte_values, "rows x column groups must cover the block");
   constexpr int tiles_per_flush = max_packed_count / (vector_bytes * Unroll);
   static_assert(tiles_per_flush >= 1, "one tile must not overflow an 8-bit counter");
@@ -103,7 +110,7 @@ __global__ void __launch_bounds__(Block, MinBlocks) count_bytes_packed(byte_job 
       pending = 0;
     }
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) count_vector_packed<Block>(column, cur[j]);
+    for (int j = 0; j < Unroll; ++j) count_vector_packed<Block, Atomic>(column, cur[j]);
     ++pending;
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
@@ -114,7 +121,7 @@ __global__ void __launch_bounds__(Block, MinBlocks) count_bytes_packed(byte_job 
       pending = 0;
     }
     for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      count_vector_packed<Block>(column, job.vectors[i]);
+      count_vector_packed<Block, Atomic>(column, job.vectors[i]);
     ++pending;
   }
   if (pending > 0) flush_packed<Block>(counters, sums);

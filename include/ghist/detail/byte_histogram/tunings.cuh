@@ -1,0 +1,38 @@
+// Alternatives to the library's default tunings of the two byte kernels (packed_counters_tuning,
+// shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
+// can be replaced by one of these on the strength of a measurement, without new code.
+#pragma once
+
+#include "ghist/detail/byte_histogram/packed_counters.cuh"
+#include "ghist/detail/byte_histogram/shared_atomics.cuh"
+
+namespace ghist::detail::bytes {
+
+/// Packed counters incremented with one shared atomic each (the thread's own column: never a conflict).
+struct packed_atomic_increment_tuning : packed_counters_tuning {
+  static constexpr bool atomic_increment = true;
+};
+
+/// Packed counters with 48-byte tiles (3 vectors per thread), flushed every 5 tiles (240 bytes): fewer registers.
+struct packed_unroll3_tuning : packed_counters_tuning {
+  static constexpr int unroll = 3;
+};
+
+/// Warp histograms in 8 interleaved copies (8 KiB per warp), 3 blocks of 8 warps per SM.
+struct atomics_replicas8_tuning {
+  static constexpr int block = 256;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 3;
+  static constexpr int replicas = 8;
+};
+
+/// A histogram copy per lane (32 KiB per warp): no bank conflicts whatever the data; 7 warps per SM (224 KiB of
+/// the H100's 227 KiB per block), 8 vectors per thread per tile to keep enough bytes in flight with so few warps.
+struct atomics_per_lane_tuning {
+  static constexpr int block = 224;
+  static constexpr int unroll = 8;
+  static constexpr int min_blocks_per_sm = 1;
+  static constexpr int replicas = 32;
+};
+
+}  // namespace ghist::detail::bytes
