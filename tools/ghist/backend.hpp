@@ -1,5 +1,5 @@
-// The two backends that compute a histogram_job (CPU: ghist::cpu; GPU: ghist::*_async on device copies) and the
-// choice between them.
+// The two backends that compute a histogram_job (CPU: ghist::cpu; GPU: ghist::streaming_histogram through pinned
+// buffers) and the choice between them.
 #pragma once
 
 #include <memory>
