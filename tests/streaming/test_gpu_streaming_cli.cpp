@@ -53,11 +53,16 @@ void expect_gpu_matches_cpu(std::vector<std::string> args, bool sum = false) {
   std::vector<std::string> cpu = args, gpu = args;
   cpu.insert(cpu.begin(), {"--backend", "cpu"});
   gpu.insert(gpu.begin(), {"--backend", "gpu"});
-  const run_result c = run_ghist(cpu), g = run_ghist(gpu);
+  const run_result c = run_ghist(cpu);
+  run_result g = run_ghist(gpu);
+  // JSON names the backend; everything else must be the same.
+  const std::string gpu_field = "\"backend\": \"gpu\"";
+  if (const std::size_t at = g.out.find(gpu_field); at != std::string::npos)
+    g.out.replace(at, gpu_field.size(), "\"backend\": \"cpu\"");
   ASSERT_EQ(c.status, 0) << c.err;
   ASSERT_EQ(g.status, 0) << g.err;
   EXPECT_EQ(g.err.rfind("ghist: backend=gpu (", 0), 0u) << g.err;
-  ASSERT_GT(count_lines(c.out), 2);
+  ASSERT_FALSE(c.out.empty());
   if (!sum) {
     EXPECT_EQ(g.out, c.out);
     return;

@@ -1,7 +1,9 @@
 // The GPU backend: ghist::streaming_histogram (ghist/streaming.hpp) copies the samples (and weights) through pinned
 // buffers on alternating streams and accumulates every chunk into one device result; the bins come back at the end.
 // Device and pinned memory are freed on every path (the library's RAII).
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -33,14 +35,28 @@ ghist::stream_values values_for(op_kind op) {
 
 }  // namespace
 
+namespace {
+
+// streaming_options.chunk_bytes: `max_chunk_bytes`, or less for an input known to be smaller (a whole input in
+// memory), so that a small job does not pin and allocate buffers of the full chunk size.
 template <class Sample>
-std::shared_ptr<typename histogram_accumulator<Sample>::device_state> gpu_start(const histogram_job<Sample>& job) {
+std::shared_ptr<typename histogram_accumulator<Sample>::device_state> make_state(const histogram_job<Sample>& job,
+                                                                                std::size_t max_chunk_bytes) {
   if (job.bins.bincount && !std::is_integral_v<Sample>) throw usage_error("--bincount needs integer keys");
   auto bins = job.bins.bincount ? ghist::stream_bins<Sample>::keys(job.bins.num_bins)
                                 : ghist::stream_bins<Sample>::even(job.bins.num_bins, job.bins.lower, job.bins.upper);
+  ghist::streaming_options o;
+  o.chunk_bytes = std::max(sizeof(Sample), std::min(o.chunk_bytes, max_chunk_bytes));
   using state = typename histogram_accumulator<Sample>::device_state;
   return std::make_shared<state>(state{ghist::streaming_histogram<Sample, std::uint64_t, double>(
-      bins, job.needs_counts(), job.needs_values() ? values_for(job.op) : ghist::stream_values::none)});
+      bins, job.needs_counts(), job.needs_values() ? values_for(job.op) : ghist::stream_values::none, o)});
+}
+
+}  // namespace
+
+template <class Sample>
+std::shared_ptr<typename histogram_accumulator<Sample>::device_state> gpu_start(const histogram_job<Sample>& job) {
+  return make_state(job, std::numeric_limits<std::size_t>::max());
 }
 
 // The bins start from the operator's identity, so the first chunk needs no overwrite: `first` is not used.
@@ -71,7 +87,7 @@ void gpu_release(std::shared_ptr<typename histogram_accumulator<Sample>::device_
 // A whole input is one stream of chunks: its copies overlap its histograms as in the streaming path.
 template <class Sample>
 histogram_result run_on_gpu(const histogram_job<Sample>& job) {
-  auto state = gpu_start(job);
+  auto state = make_state(job, job.samples->size() * sizeof(Sample));
   add_on_gpu<Sample>(*state, job, true);
   return gpu_finish<Sample>(*state, job, true);
 }
