@@ -2,8 +2,8 @@
 // C++17 compiler (no nvcc needed); compiled in src/instantiate_byte_histogram.cu.
 //
 // Both GPU methods count the 256 raw byte values of the input (so their speed does not depend on num_bins or the
-// range), and a last small kernel folds the 256 counts into the caller's bins through byte_bin_table below. Counts
-// are integers added in any order, so results are exact and deterministic.
+// range), and the block that finishes last folds the 256 counts into the caller's bins through byte_bin_table
+// below. Counts are integers added in any order, so results are exact and deterministic.
 //   packed_counters  seed 001 (TRISH): per-thread 8-bit counters packed 4 per 32-bit word in shared memory, flushed
 //                    into 32-bit block counters before they can overflow; no atomics, speed independent of the data.
 //   shared_atomics   per-warp sub-histograms in shared memory updated with atomics; runs of equal bytes (a 4-byte
@@ -51,8 +51,8 @@ void byte_histogram_even_async(const std::int8_t* samples, std::int64_t n, Count
                                int upper, cudaStream_t stream = 0, const options& opts = {},
                                byte_method method = byte_method::automatic);
 
-/// Device scratch one call needs (the 256 raw counts as 64-bit integers).
-inline constexpr std::size_t byte_histogram_workspace_bytes() { return 256 * sizeof(unsigned long long); }
+/// Device scratch one call needs: the 256 raw counts as 64-bit integers and a counter of finished blocks.
+inline constexpr std::size_t byte_histogram_workspace_bytes() { return 256 * sizeof(unsigned long long) + 16; }
 
 /// The bin of each raw byte value (index: the byte as unsigned; for int8 samples the byte of the signed value), or
 /// -1 when that value falls in no bin. Checks the arguments: throws ghist::error naming num_bins, or the range.

@@ -1,6 +1,7 @@
 // What the two byte-counting kernels share: the job they run (aligned 16-byte vectors plus an unaligned head and
-// tail), how the vectors are cut into tiles for persistent blocks, and the last step of every block (its 256 counts
-// added to the call's 64-bit totals) and of the call (totals folded into the caller's bins).
+// tail), how the vectors are cut into tiles for persistent blocks, and the last steps: every block adds its 256
+// counts to the call's 64-bit totals, and the block that finishes last folds the totals into the caller's bins (no
+// separate kernel, so the whole call is one memset and one launch).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,12 @@ namespace ghist::detail::bytes {
 inline constexpr int byte_values = 256;
 inline constexpr int vector_bytes = 16;
 
-/// One launch's share of the input. The kernels count raw byte values; binning happens in finalize_bins.
+/// Bin of each raw byte value, or -1; passed by value as a kernel parameter.
+struct byte_bin_map {
+  std::int16_t bin[byte_values];
+};
+
+/// One launch's share of the input. The kernels count raw byte values; binning happens in finish_if_last.
 struct byte_job {
   const uint4* vectors = nullptr;  ///< 16-byte aligned
   std::int64_t num_vectors = 0;
@@ -21,16 +27,19 @@ struct byte_job {
   const std::uint8_t* tail = nullptr;
   int tail_bytes = 0;
   unsigned long long* totals = nullptr;  ///< 256 counts, added to with atomics (zeroed before the first launch)
+  // The fold into the caller's bins, by the last block of the last launch (finish == false in earlier launches).
+  bool finish = false;
+  unsigned* blocks_done = nullptr;  ///< zeroed with the totals
+  void* hist = nullptr;             ///< num_bins unsigned words of hist_word_bytes (4 or 8) bytes
+  int hist_word_bytes = 4;
+  int num_bins = 0;
+  bool accumulate = false;
+  byte_bin_map map;
 };
 
 /// A block counts in 32-bit words; one launch gives each block at most this many bytes so that they cannot
 /// overflow (the host splits larger inputs over several launches, which only happens beyond ~280 GB on an H100).
 inline constexpr std::int64_t max_block_bytes = std::int64_t(1) << 31;
-
-/// Bin of each raw byte value, or -1; passed by value as a kernel parameter.
-struct byte_bin_map {
-  std::int16_t bin[byte_values];
-};
 
 /// Tiles of Block * Unroll vectors go round-robin to the blocks; in a tile, thread t reads vectors t, t + Block, ...
 /// so that each warp load is 512 contiguous bytes. Every thread of a block walks the same tiles (block-uniform trip
@@ -68,20 +77,34 @@ __device__ void add_block_counts(const unsigned* block_counts, unsigned long lon
   }
 }
 
-/// hist[b] (=|+=) sum of totals[v] over the byte values v of bin b. One block of byte_values threads. Word: the
-/// unsigned counter type of the caller's width (two's complement gives the same bits for signed counts).
-template <class Word>
-__global__ void __launch_bounds__(byte_values)
-    finalize_bins(const unsigned long long* __restrict__ totals, byte_bin_map map, Word* hist, int num_bins,
-                  bool accumulate) {
-  __shared__ unsigned long long bins[byte_values];
-  const int v = threadIdx.x;
-  bins[v] = 0;
+/// Called by every thread of every block after add_block_counts. The last block to get here (of a launch with
+/// job.finish) folds the totals into the caller's bins: hist[b] (=|+=) sum of totals[v] over the byte values v of
+/// bin b, with integer atomics (exact in any order). The caller's counters are unsigned words of Count's width
+/// (two's complement gives the same bits for signed counts).
+template <int Block>
+__device__ void finish_if_last(const byte_job& job) {
+  if (!job.finish) return;
+  __shared__ bool last;
+  __threadfence();  // this block's totals before its ticket
   __syncthreads();
-  const int b = map.bin[v];
-  if (b >= 0) atomicAdd(&bins[b], totals[v]);
+  if (threadIdx.x == 0) last = atomicAdd(job.blocks_done, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (v < num_bins) hist[v] = (accumulate ? hist[v] : Word(0)) + static_cast<Word>(bins[v]);
+  if (!last) return;
+  __threadfence();
+  const bool wide = job.hist_word_bytes == 8;
+  if (!job.accumulate)
+    for (int b = threadIdx.x; b < job.num_bins; b += Block) {
+      if (wide) static_cast<unsigned long long*>(job.hist)[b] = 0;
+      else static_cast<unsigned*>(job.hist)[b] = 0;
+    }
+  __syncthreads();  // cleared before anyone adds
+  for (int v = threadIdx.x; v < byte_values; v += Block) {
+    const int b = job.map.bin[v];
+    const unsigned long long c = __ldcg(&job.totals[v]);  // from L2: other blocks added to it
+    if (b < 0 || c == 0) continue;
+    if (wide) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);
+    else atomicAdd(static_cast<unsigned*>(job.hist) + b, static_cast<unsigned>(c));
+  }
 }
 
 }  // namespace ghist::detail::bytes

@@ -20,7 +20,7 @@
 
 namespace ghist::detail::bytes {
 
-/// The 256 totals: the caller's workspace, or a stream-ordered temporary freed on the stream when done.
+/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary freed on the stream when done.
 class totals_buffer {
  public:
   totals_buffer(const workspace& user, cudaStream_t stream) : stream_(stream) {
@@ -54,21 +54,19 @@ int persistent_grid(Kernel kernel, int block, std::size_t shared_bytes) {
   return std::max(1, sms * std::max(1, per_sm));
 }
 
-/// Enqueues the counting kernel of `method` over the bytes [p, p + n), adding to totals (already zeroed). The
-/// tunings are parameters so that the benchmark can compare others with the library's defaults.
+/// Enqueues the counting kernel of `method` over the bytes [p, p + n); `job` holds the totals (already zeroed)
+/// and what the last block needs to fold them into the caller's bins. The tunings are parameters so that the
+/// benchmark can compare others with the library's defaults.
 template <class PackedTuning, class AtomicsTuning>
-void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, unsigned long long* totals,
-                              cudaStream_t stream) {
+void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, byte_job job, cudaStream_t stream) {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
   const std::int64_t num_vectors = (n - head) / vector_bytes;
-  byte_job job;
   job.vectors = reinterpret_cast<const uint4*>(p + head);
   job.head = p;
   job.head_bytes = static_cast<int>(head);
   job.tail = p + head + num_vectors * vector_bytes;
   job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
-  job.totals = totals;
 
   auto launch_all = [&](auto kernel, int block, std::size_t shared_bytes, std::int64_t tile_vectors) {
     if (shared_bytes > 48 * 1024)
@@ -84,6 +82,7 @@ void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method
       part.vectors = job.vectors + done;
       part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
       if (done > 0) part.head_bytes = part.tail_bytes = 0;
+      part.finish = done + part.num_vectors == job.num_vectors;  // the last launch folds into the bins
       const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
       const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
       kernel<<<grid, block, shared_bytes, stream>>>(part);
@@ -108,7 +107,6 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
                     int lower, int upper, cudaStream_t stream, const options& opts, byte_method method) {
   static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
                 "Count must be a 32- or 64-bit integer");
-  using Word = std::make_unsigned_t<Count>;
   // Every check before anything is enqueued.
   const std::array<std::int16_t, byte_values> table = byte_bin_table(signed_samples, num_bins, lower, upper);
   check_non_negative(n, "n");
@@ -136,14 +134,17 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
     return;
   }
 
-  byte_bin_map map;
-  std::copy(table.begin(), table.end(), map.bin);
   totals_buffer totals(opts.scratch, stream);
   GHIST_CUDA_CHECK(cudaMemsetAsync(totals.get(), 0, byte_histogram_workspace_bytes(), stream));
-  count_bytes_async<PackedTuning, AtomicsTuning>(samples, n, resolve_byte_method(method, n), totals.get(), stream);
-  finalize_bins<Word><<<1, byte_values, 0, stream>>>(totals.get(), map, reinterpret_cast<Word*>(hist), num_bins,
-                                                     accumulate);
-  GHIST_CUDA_CHECK(cudaGetLastError());
+  byte_job job;
+  job.totals = totals.get();
+  job.blocks_done = reinterpret_cast<unsigned*>(totals.get() + byte_values);
+  job.hist = hist;
+  job.hist_word_bytes = static_cast<int>(sizeof(Count));
+  job.num_bins = num_bins;
+  job.accumulate = accumulate;
+  std::copy(table.begin(), table.end(), job.map.bin);
+  count_bytes_async<PackedTuning, AtomicsTuning>(samples, n, resolve_byte_method(method, n), job, stream);
 }
 
 }  // namespace ghist::detail::bytes

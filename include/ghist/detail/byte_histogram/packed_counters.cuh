@@ -135,6 +135,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   count_head_and_tail(job, block_counts);
   __syncthreads();
   add_block_counts<Block>(block_counts, job.totals);
+  finish_if_last<Block>(job);
 }
 
 }  // namespace ghist::detail::bytes

@@ -100,6 +100,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   }
   __syncthreads();
   add_block_counts<Block, R>(hist, job.totals);
+  finish_if_last<Block>(job);
 }
 
 }  // namespace ghist::detail::bytes
