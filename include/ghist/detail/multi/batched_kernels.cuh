@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(1024)
         copies.update(op, copy, u.bin, static_cast<T>(u.value));
     }
     __syncthreads();
+    // merge ends with __syncthreads, so the next task may re-initialise the copies.
     copies.merge(op, dest + s * num_bins, dest_locks != nullptr ? dest_locks + s * num_bins : nullptr);
-    __syncthreads();  // the next task re-initialises the copies
   }
 }
 
