@@ -83,12 +83,17 @@ struct streaming_histogram<Sample, Count, Weight>::impl {
   bool finished = false, acquired = false;
   std::int64_t pushed = 0;
   detail::copy_pool copier;  ///< threads for the pageable-to-pinned copies, started on first need
+  std::size_t register_bytes = 0;
+  std::vector<void*> registered;  ///< caller's ranges pinned by push() (register_bytes), unregistered after a wait
+
+  ~impl() { release_registered(); }
 
   impl(const stream_bins<Sample>& b, bool c, stream_values v, const streaming_options& o)
       : bins(b), want_counts(c), values(v), engine(o.engine) {
     check_bins(b);
     if (!c && v == stream_values::none) throw error("nothing to compute: counts is false and values is none");
     plan = detail::plan_staging(o, sizeof(Sample));
+    register_bytes = o.register_bytes;
     engine.how = mode::accumulate;
     if (engine.race_factor == 0.0) engine.race_factor = 1.0;
     const auto H = static_cast<std::size_t>(b.num_bins);
@@ -184,8 +189,9 @@ struct streaming_histogram<Sample, Count, Weight>::impl {
     if (n == 0) return;
     const bool weighted = values != stream_values::none;
     const std::size_t bytes_x = static_cast<std::size_t>(n) * sizeof(Sample);
-    const memory_kind kx = classify(x, bytes_x);
-    const memory_kind kw = weighted ? classify(w, static_cast<std::size_t>(n) * sizeof(Weight)) : kx;
+    const std::size_t bytes_w = weighted ? static_cast<std::size_t>(n) * sizeof(Weight) : 0;
+    const memory_kind kx = pin_in_place(x, bytes_x, classify(x, bytes_x));
+    const memory_kind kw = weighted ? pin_in_place(w, bytes_w, classify(w, bytes_w)) : kx;
     if (kx == memory_kind::device && kw == memory_kind::device) {
       enqueue_histogram(next, x, w, n);  // already there: no copy, one engine call
       next = (next + 1) % slots.size();
@@ -222,8 +228,30 @@ struct streaming_histogram<Sample, Count, Weight>::impl {
     copier.copy(pinned, from, bytes, detail::copy_threads_for(bytes, plan.copy_threads));
   }
 
+  /// register_bytes: pins a large pageable range in place; the copies then read it directly.
+  memory_kind pin_in_place(const void* p, std::size_t bytes, memory_kind k) {
+    if (k != memory_kind::pageable || register_bytes == 0 || bytes < register_bytes) return k;
+    void* q = const_cast<void*>(p);  // registering does not write the caller's memory
+    if (cudaHostRegister(q, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+      cudaGetLastError();  // e.g. overlaps a registered range: stage it instead
+      return k;
+    }
+    registered.push_back(q);
+    return memory_kind::pinned;
+  }
+
+  /// Unregisters what push() registered; only after every copy from it has completed (callers wait first; the
+  /// destructor waits for the slots' streams here as well).
+  void release_registered() {
+    if (registered.empty()) return;
+    for (auto& s : slots) cudaStreamSynchronize(s->stream.get());
+    for (void* q : registered) cudaHostUnregister(q);
+    registered.clear();
+  }
+
   void synchronize() {
     for (auto& s : slots) cuda_check(cudaStreamSynchronize(s->stream.get()), "cudaStreamSynchronize");
+    release_registered();
   }
 };
 

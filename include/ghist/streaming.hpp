@@ -12,6 +12,8 @@
 //   - push() of pinned (cudaHostAlloc / cudaHostRegister) or device memory enqueues the work straight from it and
 //     returns at once: that memory must stay unchanged until synchronize() or finish() returns (and device memory
 //     written by other streams must be complete when push() is called);
+//   - with streaming_options.register_bytes, a large pageable push is registered (pinned in place) and then treated
+//     as pinned input; synchronize(), finish() and the destructor unregister it after waiting;
 //   - acquire()/commit() hand out a pinned staging buffer to fill in place (e.g. fread into it), skipping the copy;
 //   - synchronize() waits for everything enqueued; finish() waits, then copies the bins to the host; reset() waits,
 //     then enqueues the identity fill again.
@@ -61,6 +63,11 @@ struct streaming_options {
   /// Threads that copy pageable input into the pinned buffers (one memcpy is slower than the PCIe link): 0 picks
   /// from the chunk size and the core count (detail/streaming/chunk_plan.hpp), 1..64 forces that many.
   int copy_threads = 0;
+  /// Pageable pushes of at least this many bytes are pinned in place (cudaHostRegister) and copied from there
+  /// instead of through the staging buffers; they then behave as pinned input (unchanged until synchronize() or
+  /// finish(), which unregister them). 0 (default): never. Pays when registering is faster than the memcpy threads
+  /// (ghist_streaming_bench measures both); if registering fails, the push is staged as usual.
+  std::size_t register_bytes = 0;
   /// Passed to every engine call (options.hpp). `how` is ignored (the result starts from the identity and every
   /// chunk accumulates). race_factor 0 is replaced by 1: the inspector would wait for the stream on every chunk.
   /// A caller's workspace is safe to share: the chunks' histograms never run at the same time.

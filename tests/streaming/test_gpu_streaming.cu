@@ -280,6 +280,46 @@ TYPED_TEST(StreamingVsCpu, MoreBuffersAndCopyThreads) {
     }
 }
 
+// register_bytes: large pageable pushes are pinned in place; a push that overlaps a range registered by an earlier
+// push (cudaHostRegister fails) falls back to staging; synchronize() unregisters, so the range can be registered
+// again.
+TYPED_TEST(StreamingVsCpu, RegisterInPlace) {
+  using Sample = typename TypeParam::Sample;
+  using Count = typename TypeParam::Count;
+  using Weight = typename TypeParam::Weight;
+  const std::uint64_t seed = ghist_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  ghist::streaming_options o;
+  o.register_bytes = 4096;
+  o.chunk_bytes = 10007 * sizeof(Sample);
+  for (stream_values v : {stream_values::none, stream_values::sum, stream_values::max})
+    check_case<Sample, Count, Weight>(test_even_bins<Sample>(), true, v, 300007, 10007, memory::pageable,
+                                      spread::uniform, o, rng);
+  const std::int64_t n = 100003;
+  const auto bins = test_even_bins<Sample>();
+  const auto x = make_samples<Sample>(n, spread::skewed, false, bins.num_bins, rng);
+  const auto w = make_weights<Weight>(n, rng);
+  ghist::streaming_histogram<Sample, Count, Weight> h(bins, true, stream_values::min, o);
+  const std::int64_t half = n / 2;
+  h.push(x.data(), w.data(), half);  // registers the first halves
+  h.push(x.data(), w.data(), n);     // overlaps them: cannot be registered, staged
+  h.synchronize();
+  h.push(x.data(), w.data(), n);  // unregistered by synchronize(): registered again
+  const auto got = h.finish();
+  auto want = cpu_reference<Sample, Count, Weight>(bins, true, stream_values::min, x, w);
+  const std::vector<Sample> xh(x.begin(), x.begin() + half);
+  const std::vector<Weight> wh(w.begin(), w.begin() + half);
+  const auto first = cpu_reference<Sample, Count, Weight>(bins, true, stream_values::min, xh, wh);
+  for (std::size_t b = 0; b < want.counts.size(); ++b) want.counts[b] = 2 * want.counts[b] + first.counts[b];
+  EXPECT_EQ(got.counts, want.counts);
+  EXPECT_EQ(got.values, want.values);
+  // finish() unregistered everything: registering the array again works.
+  ASSERT_EQ(cudaHostRegister(const_cast<Sample*>(x.data()), n * sizeof(Sample), cudaHostRegisterDefault),
+            cudaSuccess);
+  EXPECT_EQ(cudaHostUnregister(const_cast<Sample*>(x.data())), cudaSuccess);
+}
+
 // Large enough for the automatic copy threads (several per 32 MiB staging buffer) and many chunks.
 TEST(StreamingOneShot, LargeHostArraysMatchTheCpu) {
   const std::uint64_t seed = ghist_test::fresh_seed();
