@@ -5,7 +5,7 @@
 // (packed_counters, shared_atomics) and the automatic choice, CUB's HistogramEven over the same uint8 samples
 // (num_bins + 1 levels, int counters), and, once per distribution, the read-only floor over the same bytes
 // (bench/timing.cuh). For 256 bins it also times other tunings of both kernels (more replicas of the warp
-// histograms, an atomic increment of the packed counters, a shorter tile), so that one run shows whether the
+// histograms, an atomic or byte-wide increment of the packed counters, a shorter tile), so that one run shows whether the
 // library's defaults (detail/byte_histogram/*.cuh) should change. Every result is checked against the CPU backend (256 raw counts per distribution, folded into
 // the bins) before it is timed; a wrong one is reported, not timed, and the run exits with status 2.
 //
@@ -58,6 +58,8 @@ void run_tuned(const std::uint8_t* d, std::int64_t n, std::uint64_t* hist, int b
 const tuned_variant tuned_variants[] = {
     {"packed atomic-inc", byte_method::packed_counters,
      run_tuned<bytes::packed_atomic_increment_tuning, bytes::shared_atomics_tuning>},
+    {"packed byte-stores", byte_method::packed_counters,
+     run_tuned<bytes::packed_byte_stores_tuning, bytes::shared_atomics_tuning>},
     {"packed unroll 3", byte_method::packed_counters,
      run_tuned<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>},
     {"atomics 8 replicas", byte_method::shared_atomics,

@@ -61,6 +61,9 @@ void check_tuning(byte_method method) {
 TEST(ByteTunings, PackedAtomicIncrement) {
   check_tuning<bytes::packed_atomic_increment_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }
+TEST(ByteTunings, PackedByteStores) {
+  check_tuning<bytes::packed_byte_stores_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+}
 TEST(ByteTunings, PackedUnroll3) {
   check_tuning<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }

@@ -89,13 +89,16 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   }
   __syncthreads();
 
-  // Every copy of bin v into hist[v] (copy 0 of warp 0; thread v is the only one that reads column v), then into
-  // the call's totals.
+  // Every copy of bin v into hist[v * R] (copy 0 of warp 0; only thread v reads bin v's copies), then into the
+  // call's totals. Thread v visits its R copies starting at a rotation chosen so that the 32 lanes of a warp read
+  // 32 different banks at each step (bin v's copy c lies in bank (v * R + c) % 32).
+  constexpr int lanes_per_rotation = 32 / R;
   for (int v = threadIdx.x; v < byte_values; v += Block) {
+    const int rotation = v / lanes_per_rotation;
     unsigned sum = 0;
     for (int w = 0; w < warps; ++w)
 #pragma unroll
-      for (int c = 0; c < R; ++c) sum += hist[w * R * byte_values + v * R + c];
+      for (int j = 0; j < R; ++j) sum += hist[w * R * byte_values + v * R + (j + rotation) % R];
     hist[v * R] = sum;
   }
   __syncthreads();

@@ -13,6 +13,11 @@ struct packed_atomic_increment_tuning : packed_counters_tuning {
   static constexpr bool atomic_increment = true;
 };
 
+/// Packed counters incremented as bytes (no per-byte shift).
+struct packed_byte_stores_tuning : packed_counters_tuning {
+  static constexpr bool byte_stores = true;
+};
+
 /// Packed counters with 48-byte tiles (3 vectors per thread), flushed every 5 tiles (240 bytes): fewer registers.
 struct packed_unroll3_tuning : packed_counters_tuning {
   static constexpr int unroll = 3;
