@@ -61,6 +61,9 @@ constexpr std::int64_t max_shared_sweep_H = 49152;
 constexpr std::int64_t min_global_sweep_H = 12288;
 const std::vector<int> shared_k = {1, 3, 6, 9};
 const std::vector<int> global_M = {1, 4, 8, 16, 32};
+// The partitioned strategy (seed 003's idea) for large H: groups of bins, each histogrammed in shared memory.
+constexpr std::int64_t min_partition_sweep_H = 49152;
+const std::vector<int> partition_groups = {32, 96, 192, 384, 768};
 
 // ---- options ----
 
@@ -227,6 +230,11 @@ std::vector<variant> variants_for(std::int64_t H, bool fixed) {
     for (int M : global_M)
       v.push_back({"global M=" + std::to_string(M), variant_kind::fixed,
                    fixed_plan(ghist::strategy::global_memory, M, 1, 0)});
+  // The partitioned strategy with S groups (rounded to a power of two of bins per group).
+  if (H >= min_partition_sweep_H)
+    for (int groups : partition_groups)
+      v.push_back({"partitioned S=" + std::to_string(groups), variant_kind::fixed,
+                   fixed_plan(ghist::strategy::partitioned, 0, groups, 0)});
   return v;
 }
 
@@ -272,7 +280,7 @@ void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<rec
     opts.race_factor = double(RF);
     opts.overrides = v.overrides;
     try {
-      const ghist::plan pl = ghist::plan_for<Op>(n, H, opts);  // what the call below runs
+      const ghist::plan pl = ghist::plan_for_elements<Op, std::uint32_t>(n, H, opts);  // what the call below runs
       r.plan = pl.to_string();
       r.plan_short = bench::short_plan(pl);
       // Poisoned first, so that a call that writes nothing cannot pass on the previous variant's answer.

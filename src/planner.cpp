@@ -22,6 +22,7 @@
 #include <limits>
 #include <string>
 
+#include "ghist/detail/partition_layout.hpp"
 #include "ghist/error.hpp"
 
 namespace ghist {
@@ -288,6 +289,83 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
+i64 pow2_at_least(i64 v) {
+  i64 p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The partitioned strategy (seed 003's idea as one radix pass; kernels in detail/kernel_partition.cuh): the first
+// pass groups each tile of inputs by bin range, the second histograms each group in shared memory with blocks
+// shared out in proportion to the group's inputs, so a skewed input spreads over every SM.
+//   * Groups: a power of two of bins each (a shift finds the group), about 256 groups by default: enough groups
+//     that most get one second-pass block of their own (which then merges into dest without atomics), few enough
+//     that a tile's share of one group is a run of tens of records. At most partition_group_bytes of shared memory
+//     per group by default, at most max_partition_groups groups (beyond, larger groups, up to the opt-in limit).
+//   * overrides.S asks for a number of groups (rounded to a power of two of bins per group).
+// Returns false (or throws when `forced`, naming why) when the inputs cannot be partitioned or a group does not fit.
+bool partition_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                    bool forced, plan& out) {
+  auto refuse = [&](const std::string& why) {
+    if (forced) throw error("strategy partitioned: " + why);
+    return false;
+  };
+  if (p.record_bytes == 0 || p.record_bytes > 16)
+    return refuse("needs element inputs of at most 16 bytes (index inputs cannot be partitioned)");
+  if (o.M > detail::partition_block / 32)
+    return refuse("M (copies of a group per block) must be at most " + std::to_string(detail::partition_block / 32) +
+                  ", got " + std::to_string(o.M));
+  const i64 H = p.num_bins;
+  const std::size_t el = shared_bytes_per_bin(p);
+  i64 group_bins;
+  if (o.S > 0) {
+    group_bins = pow2_at_least(ceil_div(H, o.S));
+  } else {
+    group_bins = pow2_at_least(ceil_div(H, 256));
+    while (group_bins > 1 && static_cast<std::size_t>(group_bins) * el > k.partition_group_bytes) group_bins /= 2;
+  }
+  while (ceil_div(H, group_bins) > detail::max_partition_groups) group_bins *= 2;
+  std::size_t shared = shared_chunk_bytes(p, 1, group_bins);
+  const std::size_t optin = dev.shared_per_block_optin;
+  if (shared > optin)
+    return refuse("a group of " + std::to_string(group_bins) + " bins needs " + std::to_string(shared) +
+                  " bytes of shared memory, the device allows " + std::to_string(optin));
+  const int groups = clamp_to_int(ceil_div(H, group_bins));
+  const int B = detail::partition_block;
+  const int by_threads = std::max(1, dev.max_threads_per_sm / B);
+  // M copies of a group per second-pass block for the cas and xcg classes (one per warp at most), as many as
+  // leave every block its share of the SM: their updates of a few hot bins (RF > 1, skew) otherwise serialise.
+  int M = 1;
+  if (o.M > 0) {
+    M = o.M;
+  } else if (p.op_class != atomic_class::hdw) {
+    const std::size_t share = dev.shared_per_sm / static_cast<std::size_t>(by_threads);
+    const std::size_t usable = share > dev.reserved_shared_per_block ? share - dev.reserved_shared_per_block : 0;
+    while (M < B / 32 && shared_chunk_bytes(p, 2 * M, group_bins) <= usable) M *= 2;
+  }
+  const std::size_t all_copies = shared_chunk_bytes(p, M, group_bins);
+  if (all_copies > optin)
+    return refuse("M=" + std::to_string(M) + " copies of a group of " + std::to_string(group_bins) + " bins need " +
+                  std::to_string(all_copies) + " bytes of shared memory, the device allows " + std::to_string(optin));
+  shared = all_copies;
+  const int by_memory = static_cast<int>(std::max<std::size_t>(
+      1, dev.shared_per_sm / (shared + static_cast<std::size_t>(dev.reserved_shared_per_block))));
+  plan pl;
+  pl.kind = strategy::partitioned;
+  pl.race_factor = race_factor_used(p);
+  pl.M = M;
+  pl.S = groups;
+  pl.H_chk = group_bins;
+  pl.C = 0;
+  pl.block = B;
+  // grid: the second pass's budget of blocks (those resident at once), shared out among the groups.
+  pl.grid = p.n > 0 ? (o.grid > 0 ? o.grid : dev.sm_count * std::min(by_threads, by_memory)) : 0;
+  pl.shared_bytes = shared;
+  pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H, p.op_class == atomic_class::xcg).bytes;
+  out = pl;
+  return true;
+}
+
 int max_shared_passes(atomic_class c, const planner_constants& k) {
   switch (c) {
     case atomic_class::hdw: return k.max_shared_passes_hdw;
@@ -304,6 +382,7 @@ const char* to_string(strategy s) {
     case strategy::automatic: return "automatic";
     case strategy::shared_memory: return "shared";
     case strategy::global_memory: return "global";
+    case strategy::partitioned: return "partitioned";
   }
   return "?";
 }
@@ -340,6 +419,11 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   switch (overrides.kind) {
     case strategy::shared_memory: return shared_plan(p, dev, overrides, constants);
     case strategy::global_memory: return global_plan(p, dev, overrides, constants);
+    case strategy::partitioned: {
+      plan pl;
+      partition_plan(p, dev, overrides, constants, true, pl);
+      return pl;
+    }
     case strategy::automatic: break;
   }
 
@@ -367,7 +451,20 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
   plan warp_private;
   if (use_shared && free_shape && warp_private_plan(p, dev, constants, warp_private)) return warp_private;
-  return use_shared ? shared_plan(p, dev, overrides, constants) : global_plan(p, dev, overrides, constants);
+  if (use_shared) return shared_plan(p, dev, overrides, constants);
+  // Departure: the lock class in global memory with a few hot bins (RF near H, as the race-factor inspector
+  // measures it) takes the partitioned strategy: in global memory every warp queues on the same L2 lock (all in one
+  // bin, H = 1572864: 20.7 s on the lent H100), where the second pass spreads the hot group's inputs over every
+  // block's shared memory (12 ms). On uniform inputs the partitioned strategy does not pay yet (lent H100,
+  // 2026-11-21, N = 50M, H = 196608..1572864: hdw 533-548 us against 547-600 us in global memory, cas 1245-1690
+  // against 850-950, xcg 2546-5946 against 1115-1540; bench/NOTES.md), so it is not the default there.
+  plan partitioned;
+  const bool few_hot_bins = p.race_factor > 0 &&
+                            static_cast<double>(p.num_bins) / p.race_factor <= constants.partition_max_hot_bins;
+  if (free_shape && p.op_class == atomic_class::xcg && few_hot_bins &&
+      partition_plan(p, dev, overrides, constants, false, partitioned))
+    return partitioned;
+  return global_plan(p, dev, overrides, constants);
 }
 
 }  // namespace ghist

@@ -17,6 +17,9 @@ enum class strategy {
   automatic,      ///< let the planner choose (only valid in overrides)
   shared_memory,  ///< M sub-histograms per block in shared memory, S passes over chunks of H_chk bins
   global_memory,  ///< M sub-histograms in global memory sized to L2, S passes over chunks of H_chk bins
+  /// Seed 003's idea, one radix pass: the inputs are first grouped by bin range (S groups of H_chk bins, H_chk a
+  /// power of two) into a workspace, then each group is histogrammed in shared memory. Element inputs only.
+  partitioned,
 };
 
 const char* to_string(strategy s);
@@ -29,6 +32,9 @@ struct problem {
   std::size_t value_bytes = 4;   ///< sizeof the bin type
   std::size_t value_align = 4;   ///< alignof the bin type
   double race_factor = 0.0;      ///< RF of seed 000 (>= 1); 0 means unknown (the planner then assumes 1)
+  /// Bytes of one input record that the partitioned strategy would copy (the input element); 0 when the inputs
+  /// cannot be partitioned (index inputs, whose bin function reads memory ghist does not know).
+  std::size_t record_bytes = 0;
 };
 
 /// The problem of a histogram with operator Op (its atomic class and bin type), n inputs and num_bins bins.
@@ -85,6 +91,10 @@ struct planner_constants {
   int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
+  /// partitioned: taken in place of global memory for the lock class when at most this many bins are hot
+  /// (H / RF), and the shared memory a group's sub-histogram may take (see src/planner.cpp for the measurements).
+  double partition_max_hot_bins = 32.0;
+  std::size_t partition_group_bytes = 32 * 1024;
 };
 
 /// Makes the plan for `p` on `dev`. Pure host code; throws ghist::error when an override cannot work (for

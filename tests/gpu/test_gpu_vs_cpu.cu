@@ -23,13 +23,14 @@ struct test_case {
   ghist::strategy kind;
   ghist::mode how;
   bool indexed = false;
+  int groups = 0;  ///< overrides.S (the partitioned strategy's groups); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
   std::ostringstream s;
   s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
-    << (c.indexed ? "indexed" : "element") << " seed=" << seed;
+    << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " seed=" << seed;
   return s.str();
 }
 
@@ -62,6 +63,7 @@ void check_against_cpu(const test_case& c) {
   ghist::options opts;
   opts.how = c.how;
   opts.overrides.kind = c.kind;
+  opts.overrides.S = c.groups;
   if (c.indexed)
     ghist::generalized_histogram_indexed_async(c.n, indexed_update<Op>{d_elements.get()}, Op{}, d_hist.get(), c.H, 0,
                                                opts);
@@ -96,7 +98,7 @@ void full_grid() {
 
 template <class Op>
 void forced_strategies(std::initializer_list<std::int64_t> Hs) {
-  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory})
+  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory, ghist::strategy::partitioned})
     for (std::int64_t H : Hs)
       for (std::int64_t n : {std::int64_t(1000), std::int64_t((1 << 20) + 7)})
         for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
@@ -270,13 +272,15 @@ namespace {
 // A short subset for compute-sanitizer (memcheck, racecheck), which runs kernels 10-100x slower: every class,
 // both strategies, both modes, on small inputs. scripts/gpu_check.sh runs it with --gtest_filter=Sanitizer.*.
 TEST(Sanitizer, SmallCases) {
-  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory})
+  for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::global_memory, ghist::strategy::partitioned})
     for (std::int64_t H : {31, 4096})
       for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
         check_against_cpu<ghist::plus<std::uint32_t>>({distribution::uniform, 5003, H, kind, how});
         check_against_cpu<saturating_add24>({distribution::zipf, 5003, H, kind, how});
         check_against_cpu<unpacked_argmax>({distribution::out_of_range, 5003, H, kind, how});
-        check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
+        check_against_cpu<unpacked_argmax>({distribution::one_bin, 20011, H, kind, how});
+        if (kind != ghist::strategy::partitioned)  // index inputs cannot be partitioned (tested below)
+          check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
       }
   // The lock class's warp-private plan (auto picks it for small H): element and index forms, skewed and not.
   for (std::int64_t H : {1, 31, 300})
@@ -295,6 +299,59 @@ TEST(GpuVsCpu, XcgWarpPrivatePlan) {
     for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), std::int64_t((1 << 20) + 7)})
       for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
         check_against_cpu<unpacked_argmax>({d, n, H, ghist::strategy::automatic, ghist::mode::accumulate});
+}
+
+}  // namespace
+}  // namespace ghist_test
+
+namespace ghist_test {
+namespace {
+
+// The partitioned strategy (kernel_partition.cuh): auto takes it for large H on element inputs; several group
+// counts (overrides.S), skewed and sorted inputs, and more inputs than one slice (64M), each against the CPU.
+TEST(GpuVsCpu, PartitionedPlan) {
+  EXPECT_EQ(ghist::plan_for<ghist::plus<std::uint32_t>>(50000000, 1572864).kind, ghist::strategy::global_memory)
+      << "plan_for knows nothing of the input kind, so it plans as for index inputs";
+  ghist::options skewed;
+  skewed.race_factor = 1572864;  // all in one bin, as the inspector would find
+  EXPECT_EQ((ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(50000000, 1572864, skewed).kind),
+            ghist::strategy::partitioned);
+  for (std::int64_t H : {65536, 196608, 1572864, 5000001})
+    for (distribution d : all_distributions) {
+      check_against_cpu<ghist::plus<std::uint32_t>>({d, (1 << 22) + 5, H, ghist::strategy::partitioned,
+                                                     ghist::mode::accumulate});
+      check_against_cpu<unpacked_argmax>({d, (1 << 21) + 3, H, ghist::strategy::partitioned, ghist::mode::overwrite});
+      check_against_cpu<unpacked_argmax>({d, (1 << 21) + 3, H, ghist::strategy::automatic, ghist::mode::overwrite});
+    }
+  for (int groups : {10, 64, 1000, 1024})
+    for (distribution d : {distribution::uniform, distribution::one_bin, distribution::sorted}) {
+      test_case c{d, (1 << 20) + 7, 300007, ghist::strategy::partitioned, ghist::mode::overwrite};
+      c.groups = groups;
+      check_against_cpu<saturating_add24>(c);
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+    }
+  check_against_cpu<ghist::plus<std::uint32_t>>({distribution::uniform, (std::int64_t{1} << 26) + 12345, 1 << 20,
+                                                 ghist::strategy::partitioned, ghist::mode::accumulate});
+  // One group of 300007 bins (a power of two: 524288) cannot fit shared memory: an error, not a wrong answer.
+  ghist::options opts;
+  opts.overrides.kind = ghist::strategy::partitioned;
+  opts.overrides.S = 1;
+  EXPECT_THROW((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(1 << 20, 300007, opts)),
+               ghist::error);
+}
+
+struct index_mod_1000 {
+  __device__ ghist::bin_update<std::uint32_t> operator()(std::int64_t i) const { return {i % 1000, 1u}; }
+};
+
+TEST(GpuVsCpu, PartitionedNeedsElementInputs) {
+  device_buffer<std::uint32_t> d_hist(std::vector<std::uint32_t>(1000, 7));
+  ghist::options opts;
+  opts.overrides.kind = ghist::strategy::partitioned;
+  EXPECT_THROW(ghist::generalized_histogram_indexed_async(5000, index_mod_1000{}, ghist::plus<std::uint32_t>{},
+                                                          d_hist.get(), 1000, 0, opts),
+               ghist::error);
+  EXPECT_EQ(d_hist.download(), std::vector<std::uint32_t>(1000, 7)) << "dest must be untouched";
 }
 
 }  // namespace

@@ -623,3 +623,49 @@ TEST(DeviceInfo, Query) {
 }
 
 }  // namespace
+
+namespace {
+
+// The partitioned strategy (src/planner.cpp's partition_plan): about 256 groups of a power of two of bins, at most
+// 32 KiB of shared memory per group by default, M copies per block for cas and xcg; only element inputs; auto takes
+// it only for the lock class with a few hot bins.
+TEST(PlannerH100, Partitioned) {
+  const device_info dev = device_info::h100_sxm();
+  plan_overrides forced;
+  forced.kind = ghist::strategy::partitioned;
+  problem p = paper_problem(atomic_class::hdw, 1572864);
+  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "index inputs (record_bytes = 0)";
+  p.record_bytes = 4;
+  plan pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_EQ(pl.H_chk, 8192);  // 1572864 / 256 = 6144 -> 8192, 32 KiB
+  EXPECT_EQ(pl.S, 192);
+  EXPECT_EQ(pl.M, 1);
+  EXPECT_EQ(pl.shared_bytes, 8192u * 4u);
+  EXPECT_EQ(pl.grid, 132 * 4);  // 4 blocks of 512 threads per SM
+  forced.S = 1000;
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 2048);  // ceil(1572864 / 1000) = 1573 -> 2048
+  EXPECT_EQ(pl.S, 768);
+  forced.S = 10;
+  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "groups of 262144 bins do not fit shared memory";
+  forced.S = 0;
+
+  problem cas = paper_problem(atomic_class::cas, 196608);
+  cas.record_bytes = 4;
+  pl = ghist::make_plan(cas, dev, forced);
+  EXPECT_EQ(pl.H_chk, 1024);
+  EXPECT_EQ(pl.M, 8);  // 8 copies of 4 KiB fit the 56 KiB share of one of 4 blocks per SM; 16 do not
+  EXPECT_EQ(pl.shared_bytes, 8u * 1024u * 4u);
+
+  // Auto: uniform inputs stay in global memory; the lock class with all inputs in one bin is partitioned.
+  EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::global_memory);
+  problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);
+  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
+  xcg.record_bytes = 4;
+  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::partitioned);
+  xcg.race_factor = 63;
+  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory);
+}
+
+}  // namespace

@@ -2,9 +2,11 @@
 // depends on an unknown RF), gets scratch memory and turns the plan into kernel launches.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <cuda_runtime_api.h>
 
@@ -12,6 +14,7 @@
 #include "ghist/detail/cuda_check.hpp"
 #include "ghist/detail/kernel_fill_reduce.cuh"
 #include "ghist/detail/kernel_global.cuh"
+#include "ghist/detail/kernel_partition.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/race_factor.cuh"
 #include "ghist/detail/validate.hpp"
@@ -135,6 +138,65 @@ void launch_global(const Source& src, Op op, typename Op::value_type* dest, std:
   }
 }
 
+/// The partitioned strategy, slice by slice (kernel_partition.cuh); dest already holds the identity (overwrite) or
+/// the caller's values (accumulate).
+template <class Source, class Op>
+void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins,
+                        const plan& pl, scratch_space& scratch, cudaStream_t stream) {
+  if constexpr (partition_traits<Source>::record_bytes == 0) {
+    throw error("strategy partitioned needs element inputs (" + pl.to_string() + ")");
+  } else {
+    using In = std::remove_cv_t<std::remove_pointer_t<decltype(src.input)>>;
+    using BinFn = decltype(src.f);
+    constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+    const int groups = pl.S;
+    int shift = 0;
+    while ((std::int64_t{1} << shift) < pl.H_chk) ++shift;
+    if ((std::int64_t{1} << shift) != pl.H_chk || groups < 1 || groups > max_partition_groups ||
+        (std::int64_t{groups} << shift) < num_bins)
+      throw error("a partitioned plan needs a power-of-two H_chk and S = ceil(H / H_chk) <= " +
+                  std::to_string(max_partition_groups) + " groups (" + pl.to_string() + ")");
+    const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, xcg);
+    auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
+    In* records = reinterpret_cast<In*>(base + l.records);
+    auto* offsets = reinterpret_cast<unsigned*>(base + l.offsets);
+    auto* totals = reinterpret_cast<unsigned long long*>(base + l.totals);
+    auto* starts = reinterpret_cast<unsigned*>(base + l.starts);
+    int* locks = xcg ? reinterpret_cast<int*>(base + l.locks) : nullptr;
+    if constexpr (xcg)
+      GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+
+    auto partition = partition_kernel<In, BinFn>;
+    auto histogram = group_histogram_kernel<In, BinFn, Op>;
+    const std::size_t partition_shared =
+        static_cast<std::size_t>(partition_tile) * sizeof(In) +
+        (2 * max_partition_groups + 1 + partition_block / 32) * sizeof(unsigned);
+    GHIST_CUDA_CHECK(cudaFuncSetAttribute(partition, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(partition_shared)));
+    GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(pl.shared_bytes)));
+    int per_sm = 0;
+    GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, partition, partition_block,
+                                                                   partition_shared));
+    const std::int64_t resident = std::int64_t{std::max(1, per_sm)} * device_info::current().sm_count;
+    const std::int64_t slice = l.slice_tiles * partition_tile;
+    for (std::int64_t first = 0; first < src.n; first += slice) {
+      const std::int64_t count = std::min(slice, src.n - first);
+      const std::int64_t tiles = (count + partition_tile - 1) / partition_tile;
+      GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, static_cast<std::size_t>(groups) * sizeof(unsigned long long),
+                                       stream));
+      partition<<<static_cast<int>(std::min(resident, tiles)), partition_block, partition_shared, stream>>>(
+          src.input + first, count, src.f, num_bins, shift, groups, records, offsets, l.slice_tiles, totals);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+      assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+      histogram<<<pl.grid + groups, partition_block, pl.shared_bytes, stream>>>(
+          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, num_bins, shift, pl.M);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+}
+
 /// Checks the arguments, plans and launches. Every check happens before the first enqueued operation.
 template <class Source, class Op>
 void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
@@ -150,8 +212,16 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
     throw error("options.scratch.data is null but options.scratch.bytes = " + std::to_string(opts.scratch.bytes));
 
   problem p = problem_for<Op>(n, num_bins, opts.race_factor);
+  p.record_bytes = partition_traits<Source>::record_bytes;
   const device_info dev = device_info::current();
   plan pl = make_plan(p, dev, opts.overrides);
+  // A caller's workspace sized with plan_for (which cannot know the input kind) may be too small for a partitioned
+  // plan: then the plan the workspace was sized for.
+  if (opts.scratch.data != nullptr && pl.kind == strategy::partitioned && opts.overrides.kind == strategy::automatic &&
+      opts.scratch.bytes < pl.temp_bytes) {
+    p.record_bytes = 0;
+    pl = make_plan(p, dev, opts.overrides);
+  }
   if (opts.scratch.data != nullptr) {
     if (opts.scratch.bytes < pl.temp_bytes)
       throw error("options.scratch is too small: the plan needs " + std::to_string(pl.temp_bytes) +
@@ -175,6 +245,9 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (pl.kind == strategy::shared_memory) {
     if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
     launch_shared(src, op, dest, num_bins, pl, scratch, stream);
+  } else if (pl.kind == strategy::partitioned) {
+    if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+    launch_partitioned(src, op, dest, num_bins, pl, scratch, stream);
   } else {
     if (opts.how == mode::overwrite && pl.M == 1) fill_async(dest, num_bins, Op::identity(), stream);
     launch_global(src, op, dest, num_bins, pl, opts.how, scratch, stream);

@@ -1,0 +1,51 @@
+// The shape and workspace of the partitioned strategy (plan.hpp's strategy::partitioned), shared by the planner
+// (pure host code) and the kernels in kernel_partition.cuh.
+//
+// Workspace of one slice of at most partition_slice_tiles tiles (the input is partitioned slice by slice, so the
+// workspace is bounded whatever n is):
+//   records  slice_tiles * partition_tile input records, each tile's records grouped by bin range
+//   offsets  (groups + 1) rows of slice_tiles: offsets[g * slice_tiles + t] = first record of group g in tile t
+//            (row `groups` holds each tile's count of records kept)
+//   totals   groups 64-bit counts of records per group in the slice
+//   starts   groups + 1: the first second-pass block of each group (blocks per group follow the group's share)
+//   locks    num_bins locks of the destination, for the lock class
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace ghist::detail {
+
+inline constexpr int partition_block = 512;  ///< threads per block of both passes
+inline constexpr int partition_items = 16;   ///< inputs per thread per tile in the first pass
+inline constexpr std::int64_t partition_tile = std::int64_t{partition_block} * partition_items;
+inline constexpr int max_partition_groups = 1024;  ///< a tile's group counts are scanned by one block
+inline constexpr int partition_rank_bits = 13;     ///< a rank within a tile's group is below 2^13 = partition_tile
+static_assert(partition_block * partition_items <= (1 << partition_rank_bits), "ranks fit their bits");
+static_assert(max_partition_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
+inline constexpr std::int64_t partition_slice_tiles = 8192;  ///< 64M inputs per slice
+
+struct partition_layout {
+  std::int64_t slice_tiles = 0;
+  std::size_t records = 0, offsets = 0, totals = 0, starts = 0, locks = 0, bytes = 0;
+};
+
+inline std::size_t partition_align(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+inline partition_layout make_partition_layout(std::int64_t n, int groups, std::size_t record_bytes,
+                                              std::int64_t num_bins, bool with_locks) {
+  partition_layout l;
+  l.slice_tiles = std::max<std::int64_t>(1, std::min((n + partition_tile - 1) / partition_tile, partition_slice_tiles));
+  const auto tiles = static_cast<std::size_t>(l.slice_tiles);
+  const auto g = static_cast<std::size_t>(groups);
+  l.records = 0;
+  l.offsets = partition_align(tiles * static_cast<std::size_t>(partition_tile) * record_bytes);
+  l.totals = l.offsets + partition_align((g + 1) * tiles * sizeof(std::uint32_t));
+  l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
+  l.locks = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.bytes = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
+  return l;
+}
+
+}  // namespace ghist::detail
