@@ -64,8 +64,8 @@ const tuned_variant tuned_variants[] = {
      run_tuned<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>},
     {"atomics 8 replicas", byte_method::shared_atomics,
      run_tuned<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>},
-    {"atomics per lane", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>},
+    {"atomics per warp", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>},
 };
 
 struct config {

@@ -70,8 +70,8 @@ TEST(ByteTunings, PackedUnroll3) {
 TEST(ByteTunings, AtomicsReplicas8) {
   check_tuning<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>(byte_method::shared_atomics);
 }
-TEST(ByteTunings, AtomicsPerLane) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>(byte_method::shared_atomics);
+TEST(ByteTunings, AtomicsPerWarp) {
+  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>(byte_method::shared_atomics);
 }
 
 }  // namespace

@@ -44,6 +44,17 @@ class totals_buffer {
   bool owned_ = false;
 };
 
+/// Static shared memory of the kernels besides their dynamic part (finish_if_last's flag), rounded up.
+inline constexpr std::size_t fixed_shared_bytes = 64;
+
+/// Shared memory a block of the current device may have after opting in.
+inline std::size_t shared_optin_bytes() {
+  int device = 0, bytes = 0;
+  GHIST_CUDA_CHECK(cudaGetDevice(&device));
+  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(bytes);
+}
+
 /// Blocks of `kernel` that fit on the current device at once (at least one).
 template <class Kernel>
 int persistent_grid(Kernel kernel, int block, std::size_t shared_bytes) {
@@ -95,8 +106,12 @@ void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method
     using tune = PackedTuning;
     launch_all(count_bytes_packed<tune>, tune::block, packed_counters_shared_bytes<tune>(),
                std::int64_t(tune::block) * tune::unroll);
-  } else {
+  } else if (shared_atomics_shared_bytes<AtomicsTuning>() + fixed_shared_bytes <= shared_optin_bytes()) {
     using tune = AtomicsTuning;
+    launch_all(count_bytes_shared_atomics<tune>, tune::block, shared_atomics_shared_bytes<tune>(),
+               std::int64_t(tune::block) * tune::unroll);
+  } else {
+    using tune = atomics_per_warp_tuning;
     launch_all(count_bytes_shared_atomics<tune>, tune::block, shared_atomics_shared_bytes<tune>(),
                std::int64_t(tune::block) * tune::unroll);
   }

@@ -17,11 +17,23 @@
 
 namespace ghist::detail::bytes {
 
-/// Tuning of the shared-atomics kernel (the library's default). 512 threads x 2 blocks fill an SM (2048 threads
-/// would leave 32 registers per thread, too few for the double-buffered loads); 4 vectors per thread per tile,
-/// double-buffered, keep 1024 x 4 x 16 B = 64 KiB in flight per SM, twice what the H100 needs for full read
-/// bandwidth. One copy per warp: 16 KiB per block.
+/// Tuning of the shared-atomics kernel (the library's default): a histogram copy per lane (32 KiB per warp), so
+/// that no data can cause a bank conflict. With one copy per warp, linear data (0..255 repeating) puts lane l's
+/// k-th byte in bin 16 l + k, so the 32 lanes meet in 2 banks (8- to 16-way conflicts), and uniform bytes meet
+/// ~3.5-way ones. 7 warps per SM (224 KiB of the H100's 227 KiB per block); 8 vectors per thread per tile,
+/// double-buffered, keep up to 2 x 224 x 8 x 16 B = 56 KiB in flight per SM with so few warps. Provisional until
+/// bench/bytes has compared it on the H100 with the alternatives in tunings.cuh (one copy per warp, 8 copies).
 struct shared_atomics_tuning {
+  static constexpr int block = 224;
+  static constexpr int unroll = 8;
+  static constexpr int min_blocks_per_sm = 1;
+  static constexpr int replicas = 32;
+};
+
+/// One histogram per warp (1 KiB): the textbook privatisation, and the fallback where a block cannot have the
+/// default's 224 KiB (GPUs before Hopper). 512 threads x 2 blocks per SM, 4 vectors per thread per tile (64 KiB in
+/// flight per SM). Its bank conflicts depend on the data (see shared_atomics_tuning).
+struct atomics_per_warp_tuning {
   static constexpr int block = 512;
   static constexpr int unroll = 4;
   static constexpr int min_blocks_per_sm = 2;

@@ -1,5 +1,6 @@
 // Alternatives to the library's default tunings of the two byte kernels (packed_counters_tuning,
-// shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
+// shared_atomics_tuning; atomics_per_warp_tuning, the fallback on GPUs with less shared memory, is in
+// shared_atomics.cuh). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
 // can be replaced by one of these on the strength of a measurement, without new code.
 #pragma once
 
@@ -29,15 +30,6 @@ struct atomics_replicas8_tuning {
   static constexpr int unroll = 4;
   static constexpr int min_blocks_per_sm = 3;
   static constexpr int replicas = 8;
-};
-
-/// A histogram copy per lane (32 KiB per warp): no bank conflicts whatever the data; 7 warps per SM (224 KiB of
-/// the H100's 227 KiB per block), 8 vectors per thread per tile to keep enough bytes in flight with so few warps.
-struct atomics_per_lane_tuning {
-  static constexpr int block = 224;
-  static constexpr int unroll = 8;
-  static constexpr int min_blocks_per_sm = 1;
-  static constexpr int replicas = 32;
 };
 
 }  // namespace ghist::detail::bytes
