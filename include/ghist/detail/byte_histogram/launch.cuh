@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -20,7 +21,8 @@
 
 namespace ghist::detail::bytes {
 
-/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary freed on the stream when done.
+/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary freed on the
+/// stream when the call returns.
 class totals_buffer {
  public:
   totals_buffer(const workspace& user, cudaStream_t stream) : stream_(stream) {
@@ -46,75 +48,110 @@ class totals_buffer {
 
 /// Static shared memory of the kernels besides their dynamic part (finish_if_last's flag), rounded up.
 inline constexpr std::size_t fixed_shared_bytes = 64;
+/// Devices whose launch set-up is cached (others are set up on every call).
+inline constexpr int max_cached_devices = 64;
 
-/// Shared memory a block of the current device may have after opting in.
-inline std::size_t shared_optin_bytes() {
-  int device = 0, bytes = 0;
-  GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return static_cast<std::size_t>(bytes);
-}
+/// A counting kernel and its launch set-up on each device: the opt-in to more than 48 KiB of shared memory and the
+/// persistent grid (blocks that fit on the device at once). Both are made once per device and cached, because every
+/// microsecond the host spends between a call's first and last enqueue can leave the GPU idle: a 1 GiB call takes
+/// only ~350 us. grid() returns 0 when a block does not fit on this device at all.
+template <class Tuning, bool Packed>
+struct counting_kernel {
+  static constexpr int block = Tuning::block;
+  static constexpr std::int64_t tile_vectors = std::int64_t(Tuning::block) * Tuning::unroll;
+  static constexpr std::size_t shared_bytes() {
+    if constexpr (Packed) return packed_counters_shared_bytes<Tuning>();
+    else return shared_atomics_shared_bytes<Tuning>();
+  }
+  static constexpr auto kernel() {
+    if constexpr (Packed) return count_bytes_packed<Tuning>;
+    else return count_bytes_shared_atomics<Tuning>;
+  }
+  static void launch(int grid, const byte_job& job, cudaStream_t stream) {
+    kernel()<<<grid, block, shared_bytes(), stream>>>(job);
+  }
 
-/// Blocks of `kernel` that fit on the current device at once (at least one).
-template <class Kernel>
-int persistent_grid(Kernel kernel, int block, std::size_t shared_bytes) {
-  int device = 0, sms = 0, per_sm = 0;
-  GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared_bytes));
-  return std::max(1, sms * std::max(1, per_sm));
+  static int grid(int device) {
+    static std::atomic<int> cache[max_cached_devices] = {};  // 0: not set up yet; -1: does not fit
+    const bool cached = device >= 0 && device < max_cached_devices;
+    if (cached) {
+      const int g = cache[device].load(std::memory_order_relaxed);
+      if (g != 0) return g < 0 ? 0 : g;
+    }
+    const int g = set_up(device);
+    if (cached) cache[device].store(g == 0 ? -1 : g, std::memory_order_relaxed);
+    return g;
+  }
+
+ private:
+  static int set_up(int device) {
+    int optin = 0, sms = 0, per_sm = 0;
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (shared_bytes() + fixed_shared_bytes > static_cast<std::size_t>(optin)) return 0;
+    if (shared_bytes() > 48 * 1024)
+      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared_bytes())));
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel(), block, shared_bytes()));
+    return per_sm > 0 ? sms * per_sm : 0;
+  }
+};
+
+/// Enqueues kernel K over job's vectors (and its head and tail): one launch per max_grid * max_block_bytes bytes,
+/// so that 32-bit block counters cannot overflow (more than one only beyond ~280 GB on an H100); the head and tail
+/// go with the first launch, the fold into the caller's bins with the last.
+template <class K>
+void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
+  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
+  std::int64_t done = 0;
+  do {
+    byte_job part = job;
+    part.vectors = job.vectors + done;
+    part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
+    if (done > 0) part.head_bytes = part.tail_bytes = 0;
+    part.finish = done + part.num_vectors == job.num_vectors;
+    const std::int64_t tiles = (part.num_vectors + K::tile_vectors - 1) / K::tile_vectors;
+    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
+    K::launch(grid, part, stream);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    done += part.num_vectors;
+  } while (done < job.num_vectors);
 }
 
 /// Enqueues the counting kernel of `method` over the bytes [p, p + n); `job` holds the totals (already zeroed)
 /// and what the last block needs to fold them into the caller's bins. The tunings are parameters so that the
-/// benchmark can compare others with the library's defaults.
+/// benchmark can compare others with the library's defaults. A shared-atomics tuning whose block does not fit the
+/// device (the default needs Hopper's 227 KiB) falls back to one histogram per warp.
 template <class PackedTuning, class AtomicsTuning>
 void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, byte_job job, cudaStream_t stream) {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
   const std::int64_t num_vectors = (n - head) / vector_bytes;
   job.vectors = reinterpret_cast<const uint4*>(p + head);
+  job.num_vectors = num_vectors;
   job.head = p;
   job.head_bytes = static_cast<int>(head);
   job.tail = p + head + num_vectors * vector_bytes;
   job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
 
-  auto launch_all = [&](auto kernel, int block, std::size_t shared_bytes, std::int64_t tile_vectors) {
-    if (shared_bytes > 48 * 1024)
-      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-    const int max_grid = persistent_grid(kernel, block, shared_bytes);
-    // One launch per max_grid * max_block_bytes bytes (so that 32-bit block counters cannot overflow); the head and
-    // tail go with the first.
-    const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
-    std::int64_t done = 0;
-    do {
-      byte_job part = job;
-      part.vectors = job.vectors + done;
-      part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
-      if (done > 0) part.head_bytes = part.tail_bytes = 0;
-      part.finish = done + part.num_vectors == job.num_vectors;  // the last launch folds into the bins
-      const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
-      const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-      kernel<<<grid, block, shared_bytes, stream>>>(part);
-      GHIST_CUDA_CHECK(cudaGetLastError());
-      done += part.num_vectors;
-    } while (done < job.num_vectors);
-  };
-
+  int device = 0;
+  GHIST_CUDA_CHECK(cudaGetDevice(&device));
   if (method == byte_method::packed_counters) {
-    using tune = PackedTuning;
-    launch_all(count_bytes_packed<tune>, tune::block, packed_counters_shared_bytes<tune>(),
-               std::int64_t(tune::block) * tune::unroll);
-  } else if (shared_atomics_shared_bytes<AtomicsTuning>() + fixed_shared_bytes <= shared_optin_bytes()) {
-    using tune = AtomicsTuning;
-    launch_all(count_bytes_shared_atomics<tune>, tune::block, shared_atomics_shared_bytes<tune>(),
-               std::int64_t(tune::block) * tune::unroll);
-  } else {
-    using tune = atomics_per_warp_tuning;
-    launch_all(count_bytes_shared_atomics<tune>, tune::block, shared_atomics_shared_bytes<tune>(),
-               std::int64_t(tune::block) * tune::unroll);
+    using K = counting_kernel<PackedTuning, true>;
+    const int grid = K::grid(device);
+    if (grid == 0) throw error("byte_histogram: the packed-counters kernel does not fit this device's shared memory");
+    launch_counting<K>(grid, job, stream);
+    return;
   }
+  using K = counting_kernel<AtomicsTuning, false>;
+  if (const int grid = K::grid(device); grid > 0) {
+    launch_counting<K>(grid, job, stream);
+    return;
+  }
+  using fallback = counting_kernel<atomics_per_warp_tuning, false>;
+  const int grid = fallback::grid(device);
+  if (grid == 0) throw error("byte_histogram: the shared-atomics kernel does not fit this device's shared memory");
+  launch_counting<fallback>(grid, job, stream);
 }
 
 template <class Count, class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
