@@ -1,7 +1,8 @@
 // Byte counting with shared-memory atomics: 256-bin sub-histograms per warp (so that warps never contend with each
 // other), and runs of equal bytes folded before they reach memory: a 16-byte vector of one value is one atomic
-// (+16), a 4-byte word of one value is one atomic (+4). All-zero input, the worst case for plain atomics (every lane
-// on one address), then costs one atomic per 16 bytes.
+// (+16), a 4-byte word of one value is one atomic (+4), and when a whole warp holds one value, one atomic per copy
+// of the warp's histogram (+16 x lanes per copy). All-zero input, the worst case for plain atomics (every lane on
+// one address), then costs one atomic per warp and 512 bytes.
 //
 // Uniform random bytes pay one atomic per byte, and with one sub-histogram per warp, 32 lanes on random bins meet
 // about 3.5-way bank conflicts on average. Replicas spread that: with R copies of the warp's histogram interleaved
@@ -70,6 +71,22 @@ __device__ __forceinline__ void add_vector(unsigned* h, uint4 v) {
   add_word<Replicas>(h, v.w);
 }
 
+/// add_vector for a whole warp (all 32 lanes must call it: the full tiles): when every lane holds 16 copies of one
+/// value (all-zero input, flat image regions), R lanes add 16 x 32 / R to their copies instead of 32 lanes adding to
+/// R addresses. With a copy per lane there is no contention to save, so it is plain add_vector.
+template <int Replicas>
+__device__ __forceinline__ void add_vector_warp(unsigned* h, uint4 v) {
+  if constexpr (Replicas < 32) {
+    constexpr unsigned full = 0xffffffffu;
+    const bool one_value = v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0x0000);
+    if (__all_sync(full, one_value) && __all_sync(full, v.x == __shfl_sync(full, v.x, 0))) {
+      if (threadIdx.x % 32 < Replicas) atomicAdd(&h[(v.x & 0xffu) * Replicas], 16u * (32 / Replicas));
+      return;
+    }
+  }
+  add_vector<Replicas>(h, v);
+}
+
 template <class Tuning>
 __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) count_bytes_shared_atomics(byte_job job) {
   constexpr int Block = Tuning::block, Unroll = Tuning::unroll, R = Tuning::replicas;
@@ -91,7 +108,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     // Issue the next tile's loads before counting this one, so that memory stays busy while we count.
     if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) add_vector<R>(h, cur[j]);
+    for (int j = 0; j < Unroll; ++j) add_vector_warp<R>(h, cur[j]);
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
   }
