@@ -220,13 +220,13 @@ TEST(ByteHistogramGpu, ErrorsLeaveTheDestinationUntouched) {
   std::vector<std::uint8_t> host(1000);
   auto* hist = d_hist.get();
   const std::uint8_t* data = d_data.get();
-  expect_ghist_error([&] { ghist::byte_histogram_even_async(static_cast<const std::uint8_t*>(nullptr), 10, hist, 16, 0, 256); },
-                     "samples");
+  const std::uint8_t* null_samples = nullptr;
+  expect_ghist_error([&] { ghist::byte_histogram_even_async(null_samples, 10, hist, 16, 0, 256); }, "samples");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(host.data(), 10, hist, 16, 0, 256); }, "samples");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 1001, hist, 16, 0, 256); }, "samples");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, d_small.get(), 16, 0, 256); }, "hist");
-  expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, static_cast<std::uint32_t*>(nullptr), 16, 0, 256); },
-                     "hist");
+  std::uint32_t* null_hist = nullptr;
+  expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, null_hist, 16, 0, 256); }, "hist");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, hist, 0, 0, 256); }, "num_bins");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, hist, 257, 0, 256); }, "num_bins");
   expect_ghist_error([&] { ghist::byte_histogram_even_async(data, 10, hist, 16, 256, 0); }, "lower < upper");

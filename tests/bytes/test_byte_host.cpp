@@ -21,7 +21,9 @@ int exact_bin(int x, int bins, int lower, int upper) {
   return static_cast<int>((std::int64_t(x) - lower) * bins / (std::int64_t(upper) - lower));
 }
 
-int value_of(bool is_signed, int raw) { return is_signed ? static_cast<std::int8_t>(static_cast<std::uint8_t>(raw)) : raw; }
+int value_of(bool is_signed, int raw) {
+  return is_signed ? static_cast<std::int8_t>(static_cast<std::uint8_t>(raw)) : raw;
+}
 
 TEST(ByteBinTable, OneBinPerValue) {
   const auto u = byte_bin_table(false, 256, 0, 256);
