@@ -5,10 +5,10 @@
 // (packed_counters, shared_atomics) and the automatic choice, CUB's HistogramEven over the same uint8 samples
 // (num_bins + 1 levels, int counters), and, once per distribution, the read-only floor over the same bytes
 // (bench/timing.cuh). For 256 bins it also times other tunings of both kernels (fewer copies of the warp
-// histograms, an atomic or byte-wide increment of the packed counters, a shorter tile), so that one run shows
-// whether the library's defaults (detail/byte_histogram/*.cuh) should change. Every result is checked against the
-// CPU backend (256 raw counts per distribution, folded into the bins) before it is timed; a wrong one is reported,
-// not timed, and the run exits with status 2.
+// histograms, longer atomics tiles, an atomic or byte-wide increment of the packed counters, shorter packed
+// tiles), so that one run shows whether the library's defaults (detail/byte_histogram/*.cuh) should change.
+// Every result is checked against the CPU backend (256 raw counts per distribution, folded into the bins) before
+// it is timed; a wrong one is reported, not timed, and the run exits with status 2.
 //
 // Output: a summary table (last lines of the output), optional --csv / --json with one record per variant.
 #include <algorithm>
@@ -67,6 +67,8 @@ const tuned_variant tuned_variants[] = {
      run_tuned<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>},
     {"atomics per warp", byte_method::shared_atomics,
      run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>},
+    {"atomics unroll 12", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>},
 };
 
 struct config {

@@ -70,6 +70,9 @@ TEST(ByteTunings, PackedUnroll3) {
 TEST(ByteTunings, AtomicsReplicas8) {
   check_tuning<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>(byte_method::shared_atomics);
 }
+TEST(ByteTunings, AtomicsPerLaneUnroll12) {
+  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>(byte_method::shared_atomics);
+}
 TEST(ByteTunings, AtomicsPerWarp) {
   check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>(byte_method::shared_atomics);
 }
