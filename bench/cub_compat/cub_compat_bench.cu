@@ -1,0 +1,259 @@
+// ghist::cub_compat::DeviceHistogram against cub::DeviceHistogram, in the same run on the same device buffers:
+// HistogramEven and HistogramRange for bins in {32, 256, 2048, 65536, 2^21}, samples uint8, int32, float and half,
+// N = 2^28 uniform samples (--quick: 2^26 and fewer repetitions). Every ghist result is checked before it is timed:
+// against CUB's result, or against the CPU reference where CUB is wrong (half with more than 2048 bins,
+// NVIDIA/cccl#10976). Prints the median time, GB/s of samples read, and the speedup over CUB (CUB time / ghist
+// time); --csv FILE and --json FILE write the same rows.
+//
+//   ghist_cub_compat_bench [--quick] [--csv FILE] [--json FILE]
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cub/device/device_histogram.cuh>
+#include <cuda_fp16.h>
+
+#include "ghist/cub_compat.cuh"
+#include "timing.cuh"
+
+namespace {
+
+using GhistHist = ghist::cub_compat::DeviceHistogram;
+
+__host__ __device__ inline std::uint32_t mix(std::uint64_t i) {
+  std::uint64_t z = i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<std::uint32_t>(z ^ (z >> 31));
+}
+
+/// Uniform samples over the type's benchmark range: uint8 all 256 values, int32 [0, 2^24), float and half [0, 1).
+template <class T>
+__global__ void fill_uniform(T* out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t r = mix(static_cast<std::uint64_t>(i));
+    if constexpr (std::is_same_v<T, std::uint8_t>) out[i] = static_cast<std::uint8_t>(r >> 24);
+    else if constexpr (std::is_same_v<T, std::int32_t>) out[i] = static_cast<std::int32_t>(r >> 8);
+    else if constexpr (std::is_same_v<T, float>) out[i] = static_cast<float>(r >> 8) * 0x1p-24f;
+    else out[i] = __float2half_rz(static_cast<float>(r >> 8) * 0x1p-24f);
+  }
+}
+
+struct row {
+  std::string type, mode;
+  int bins;
+  double cub_us, ghist_us;
+  double cub_gbs, ghist_gbs, speedup;
+  std::string check;  ///< "cub" (equal to CUB), "cpu" (equal to the CPU reference, CUB wrong), or a mismatch
+};
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else return "half";
+}
+
+/// Levels of the benchmark for T: Even levels [lo, hi) and, for Range, bins + 1 increasing levels over the same
+/// span. uint8 and int32 use int levels, float float, half half for Even and float for Range (half cannot hold 2^21
+/// increasing levels in [0, 1)).
+template <class T>
+struct bench_levels;
+template <>
+struct bench_levels<std::uint8_t> {
+  using even_t = int;
+  using range_t = int;
+  static even_t lo() { return 0; }
+  static even_t hi() { return 256; }
+  static range_t level(std::int64_t i, std::int64_t bins) { return static_cast<int>(bins <= 256 ? i * 256 / bins : i); }
+};
+template <>
+struct bench_levels<std::int32_t> {
+  using even_t = int;
+  using range_t = int;
+  static even_t lo() { return 0; }
+  static even_t hi() { return 1 << 24; }
+  static range_t level(std::int64_t i, std::int64_t bins) { return static_cast<int>(i * (1 << 24) / bins); }
+};
+template <>
+struct bench_levels<float> {
+  using even_t = float;
+  using range_t = float;
+  static even_t lo() { return 0.f; }
+  static even_t hi() { return 1.f; }
+  static range_t level(std::int64_t i, std::int64_t bins) { return static_cast<float>(double(i) / double(bins)); }
+};
+template <>
+struct bench_levels<__half> {
+  using even_t = __half;
+  using range_t = float;
+  static even_t lo() { return __float2half(0.f); }
+  static even_t hi() { return __float2half(1.f); }
+  static range_t level(std::int64_t i, std::int64_t bins) { return static_cast<float>(double(i) / double(bins)); }
+};
+
+template <class Call>
+void* alloc_temp(Call&& call, std::size_t& bytes) {
+  bytes = 0;
+  BENCH_CHECK(call(nullptr, bytes));
+  void* p = nullptr;
+  BENCH_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+
+template <class T>
+void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_timer& timer, std::vector<row>& rows) {
+  using L = bench_levels<T>;
+  T* d_samples = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_samples, static_cast<std::size_t>(n) * sizeof(T)));
+  fill_uniform<<<2048, 256>>>(d_samples, n);
+  BENCH_CHECK(cudaDeviceSynchronize());
+  std::vector<T> host;  // downloaded only where the CPU reference is needed
+  const int num = static_cast<int>(n);
+  for (const char* mode : {"even", "range"}) {
+    for (int bins : {32, 256, 2048, 65536, 1 << 21}) {
+      int *d_cub = nullptr, *d_ghist = nullptr;
+      BENCH_CHECK(cudaMalloc(&d_cub, static_cast<std::size_t>(bins) * sizeof(int)));
+      BENCH_CHECK(cudaMalloc(&d_ghist, static_cast<std::size_t>(bins) * sizeof(int)));
+      const bool even = std::strcmp(mode, "even") == 0;
+      std::vector<typename L::range_t> levels(static_cast<std::size_t>(bins) + 1);
+      for (int i = 0; i <= bins; ++i) levels[static_cast<std::size_t>(i)] = L::level(i, bins);
+      typename L::range_t* d_levels = nullptr;
+      BENCH_CHECK(cudaMalloc(&d_levels, levels.size() * sizeof(levels[0])));
+      BENCH_CHECK(cudaMemcpy(d_levels, levels.data(), levels.size() * sizeof(levels[0]), cudaMemcpyHostToDevice));
+      auto call = [&](auto hist_tag, int* d_hist) {
+        using H = decltype(hist_tag);
+        return [=](void* temp, std::size_t& bytes) {
+          if (even) return H::HistogramEven(temp, bytes, d_samples, d_hist, bins + 1, L::lo(), L::hi(), num);
+          return H::HistogramRange(temp, bytes, d_samples, d_hist, bins + 1,
+                                   static_cast<const typename L::range_t*>(d_levels), num);
+        };
+      };
+      auto cub_call = call(cub::DeviceHistogram{}, d_cub);
+      auto ghist_call = call(GhistHist{}, d_ghist);
+      std::size_t cub_bytes = 0, ghist_bytes = 0;
+      void* cub_temp = alloc_temp(cub_call, cub_bytes);
+      void* ghist_temp = alloc_temp(ghist_call, ghist_bytes);
+
+      // Check before timing.
+      BENCH_CHECK(cub_call(cub_temp, cub_bytes));
+      BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes));
+      BENCH_CHECK(cudaDeviceSynchronize());
+      std::vector<int> hc(static_cast<std::size_t>(bins)), hg(static_cast<std::size_t>(bins));
+      BENCH_CHECK(cudaMemcpy(hc.data(), d_cub, hc.size() * sizeof(int), cudaMemcpyDeviceToHost));
+      BENCH_CHECK(cudaMemcpy(hg.data(), d_ghist, hg.size() * sizeof(int), cudaMemcpyDeviceToHost));
+      std::string check = hc == hg ? "cub" : "MISMATCH vs cub";
+      const bool cub_wrong = std::is_same_v<T, __half> && even && bins > 2048;  // NVIDIA/cccl#10976
+      if (cub_wrong) {
+        if (host.empty()) {
+          host.resize(static_cast<std::size_t>(n));
+          BENCH_CHECK(cudaMemcpy(host.data(), d_samples, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        }
+        ghist::cub_compat::detail::even_transform<T, typename L::even_t> t;
+        ghist::cub_compat::detail::make_even_transform(bins + 1, L::lo(), L::hi(), t);
+        std::vector<int> ref(static_cast<std::size_t>(bins), 0);
+        for (const T& s : host) {
+          const std::int64_t b = t(s);
+          if (b >= 0) ++ref[static_cast<std::size_t>(b)];
+        }
+        check = ref == hg ? "cpu (cub wrong)" : "MISMATCH vs cpu";
+      }
+      const bench::timing tc = timer.median([&] { BENCH_CHECK(cub_call(cub_temp, cub_bytes)); }, policy);
+      const bench::timing tg = timer.median([&] { BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes)); }, policy);
+      const double gb = static_cast<double>(n) * sizeof(T) / 1e9;
+      rows.push_back({type_name<T>(), mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6),
+                      tc.us / tg.us, check});
+      std::printf("%-6s %-5s bins %8d  cub %10.1f us  ghist %10.1f us  speedup %6.2fx  %s\n", type_name<T>(), mode,
+                  bins, tc.us, tg.us, tc.us / tg.us, check.c_str());
+      std::fflush(stdout);
+      BENCH_CHECK(cudaFree(cub_temp));
+      BENCH_CHECK(cudaFree(ghist_temp));
+      BENCH_CHECK(cudaFree(d_levels));
+      BENCH_CHECK(cudaFree(d_cub));
+      BENCH_CHECK(cudaFree(d_ghist));
+    }
+  }
+  BENCH_CHECK(cudaFree(d_samples));
+}
+
+void write_csv(const std::string& path, const std::vector<row>& rows) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return void(std::fprintf(stderr, "cannot write %s\n", path.c_str()));
+  std::fprintf(f, "type,mode,bins,cub_us,ghist_us,cub_gbs,ghist_gbs,speedup,check\n");
+  for (const row& r : rows)
+    std::fprintf(f, "%s,%s,%d,%.2f,%.2f,%.1f,%.1f,%.3f,%s\n", r.type.c_str(), r.mode.c_str(), r.bins, r.cub_us,
+                 r.ghist_us, r.cub_gbs, r.ghist_gbs, r.speedup, r.check.c_str());
+  std::fclose(f);
+}
+
+void write_json(const std::string& path, const std::vector<row>& rows, std::int64_t n, const char* device) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return void(std::fprintf(stderr, "cannot write %s\n", path.c_str()));
+  std::fprintf(f, "{\"device\": \"%s\", \"samples\": %lld, \"rows\": [\n", device, static_cast<long long>(n));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row& r = rows[i];
+    std::fprintf(f,
+                 "  {\"type\": \"%s\", \"mode\": \"%s\", \"bins\": %d, \"cub_us\": %.2f, \"ghist_us\": %.2f, "
+                 "\"cub_gbs\": %.1f, \"ghist_gbs\": %.1f, \"speedup\": %.3f, \"check\": \"%s\"}%s\n",
+                 r.type.c_str(), r.mode.c_str(), r.bins, r.cub_us, r.ghist_us, r.cub_gbs, r.ghist_gbs, r.speedup,
+                 r.check.c_str(), i + 1 < rows.size() ? "," : "");
+  }
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string csv, json;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
+    else if (a == "--json" && i + 1 < argc) json = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: ghist_cub_compat_bench [--quick] [--csv FILE] [--json FILE]\n");
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: nothing to benchmark\n");
+    return 0;
+  }
+  cudaDeviceProp prop{};
+  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const std::int64_t n = std::int64_t(1) << (quick ? 26 : 28);
+  bench::timing_policy policy;
+  if (quick) {
+    policy.reps = 5;
+    policy.budget_ms = 100.0;
+  }
+  std::printf("ghist_cub_compat_bench on %s: N = 2^%d uniform samples, median of up to %d runs\n", prop.name,
+              quick ? 26 : 28, policy.reps);
+  bench::event_timer timer;
+  std::vector<row> rows;
+  run_type<std::uint8_t>(n, policy, timer, rows);
+  run_type<std::int32_t>(n, policy, timer, rows);
+  run_type<float>(n, policy, timer, rows);
+  run_type<__half>(n, policy, timer, rows);
+
+  std::printf("\n== summary: speedup = CUB time / ghist time (>1: ghist faster); GB/s of samples read ==\n");
+  std::printf("%-6s %-5s %8s %10s %10s %9s %9s %8s  %s\n", "type", "mode", "bins", "cub_us", "ghist_us", "cub_GB/s",
+              "ghist_GB/s", "speedup", "check");
+  int bad = 0;
+  for (const row& r : rows) {
+    std::printf("%-6s %-5s %8d %10.1f %10.1f %9.1f %9.1f %7.2fx  %s\n", r.type.c_str(), r.mode.c_str(), r.bins,
+                r.cub_us, r.ghist_us, r.cub_gbs, r.ghist_gbs, r.speedup, r.check.c_str());
+    bad += r.check.rfind("MISMATCH", 0) == 0;
+  }
+  if (!csv.empty()) write_csv(csv, rows);
+  if (!json.empty()) write_json(json, rows, n, prop.name);
+  if (bad) std::printf("%d result(s) differ from the reference\n", bad);
+  return bad ? 1 : 0;
+}

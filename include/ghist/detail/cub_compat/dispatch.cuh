@@ -1,0 +1,181 @@
+// How the CUB-compatible entry points run on ghist's engine: one generalized histogram per active channel, counting
+// with plus<> on the counter's unsigned word (same bits as CUB's atomicAdd on CounterT), the caller's temporary
+// storage as the engine's workspace, and every ghist::error turned into the cudaError_t a CUB caller checks.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+#include "ghist/config.hpp"
+#include "ghist/detail/validate.hpp"
+#include "ghist/error.hpp"
+#include "ghist/generalized_histogram.cuh"
+#include "ghist/histogram.hpp"
+#include "ghist/operators.hpp"
+#include "ghist/options.hpp"
+#include "ghist/update.hpp"
+
+namespace ghist::cub_compat::detail {
+
+/// The counter types CUB users pass (int, unsigned, long long, unsigned long long and the <cstdint> names): 4- or
+/// 8-byte integers. Counts are added in the unsigned word of the same size, whose wrap-around equals CUB's.
+template <class CounterT>
+inline constexpr bool is_counter_v = std::is_integral_v<CounterT> && !std::is_same_v<CounterT, bool> &&
+                                     (sizeof(CounterT) == 4 || sizeof(CounterT) == 8);
+template <class CounterT>
+using counter_word_t = std::conditional_t<sizeof(CounterT) == 4, std::uint32_t, std::uint64_t>;
+
+/// Sample (pixel, channel) of rows of interleaved pixels, `stride` samples apart (one row when rows are contiguous:
+/// then pixel indexes the whole image and no division is needed).
+template <class SampleIt>
+struct pitched_reader {
+  SampleIt base;
+  std::int64_t row_pixels;   ///< pixels per row; 0 = contiguous rows
+  std::int64_t row_stride;   ///< samples from one row's start to the next
+  int channels;
+
+  __device__ __forceinline__ auto operator()(std::int64_t pixel, int channel) const {
+    if (row_pixels == 0) return base[pixel * channels + channel];
+    const std::int64_t row = pixel / row_pixels;
+    const std::int64_t col = pixel - row * row_pixels;
+    return base[row * row_stride + col * channels + channel];
+  }
+};
+
+/// Bin function over pixel indices for one channel.
+template <class Reader, class Transform, class Word>
+struct channel_bins {
+  Reader read;
+  Transform to_bin;
+  int channel;
+  __device__ __forceinline__ ghist::bin_update<Word> operator()(std::int64_t pixel) const {
+    return {to_bin(read(pixel, channel)), Word(1)};
+  }
+};
+
+/// Bin function over the elements of a contiguous single-channel array (the engine's vector-load path).
+template <class SampleT, class Transform, class Word>
+struct element_bins {
+  Transform to_bin;
+  __device__ __forceinline__ ghist::bin_update<Word> operator()(const SampleT& s) const {
+    return {to_bin(s), Word(1)};
+  }
+};
+
+/// The geometry of a call: row_pixels pixels per row, rows rows, row_stride_bytes between row starts.
+struct geometry {
+  std::int64_t pixels = 0;      ///< row_pixels * rows
+  std::int64_t row_pixels = 0;
+  std::int64_t row_stride = 0;  ///< in samples
+  bool contiguous = true;       ///< rows follow each other without padding (or there is one row)
+};
+
+/// cudaErrorInvalidValue unless the geometry is valid: counts >= 0, their product fits int64, the stride a
+/// multiple of the sample size.
+template <class SampleT, class OffsetT>
+cudaError_t make_geometry(OffsetT row_pixels, OffsetT rows, std::size_t row_stride_bytes, int channels,
+                          geometry& g) {
+  static_assert(std::is_integral_v<OffsetT>, "ghist::cub_compat: OffsetT must be an integer type");
+  if (row_pixels < 0 || rows < 0) return cudaErrorInvalidValue;
+  const auto p = static_cast<std::uint64_t>(row_pixels), r = static_cast<std::uint64_t>(rows);
+  if (r != 0 && p > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / r)
+    return cudaErrorInvalidValue;
+  if (row_stride_bytes % sizeof(SampleT) != 0) return cudaErrorInvalidValue;
+  g.pixels = static_cast<std::int64_t>(p * r);
+  g.row_pixels = static_cast<std::int64_t>(p);
+  g.row_stride = static_cast<std::int64_t>(row_stride_bytes / sizeof(SampleT));
+  g.contiguous = r <= 1 || static_cast<std::uint64_t>(g.row_stride) == p * static_cast<std::uint64_t>(channels);
+  return cudaSuccess;
+}
+
+/// The engine's options for every call: a race factor of 1 so that the engine never samples the input and
+/// waits on the stream (CUB calls are fully asynchronous and may be captured in CUDA graphs).
+inline ghist::options engine_options(void* temp, std::size_t temp_bytes) {
+  ghist::options o;
+  o.race_factor = 1.0;
+  o.scratch.data = temp;
+  o.scratch.bytes = temp != nullptr ? temp_bytes : 0;
+  return o;
+}
+
+/// Runs `body` and turns what it throws into a CUDA error: ghist::error (bad argument, checked before anything is
+/// enqueued) -> cudaErrorInvalidValue, or the CUDA error pending when a CUDA call failed; bad_alloc ->
+/// cudaErrorMemoryAllocation. Nothing escapes.
+template <class Body>
+cudaError_t guarded(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const ghist::error&) {
+    const cudaError_t pending = cudaGetLastError();
+    return pending != cudaSuccess ? pending : cudaErrorInvalidValue;
+  } catch (const std::bad_alloc&) {
+    return cudaErrorMemoryAllocation;
+  } catch (...) {
+    return cudaErrorUnknown;
+  }
+}
+
+/// The multi-channel driver: transforms[c] maps a sample of active channel c to its bin (or no_bin); bins[c] is
+/// the bin count; empty[c] says the histogram is all zero without reading the input.
+template <int Channels, int Active, class SampleIt, class CounterT, class Transform>
+cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_samples,
+                         const std::array<CounterT*, Active>& d_hist, const std::array<Transform, Active>& transforms,
+                         const std::array<std::int64_t, Active>& bins, const std::array<bool, Active>& empty,
+                         const geometry& g, cudaStream_t stream) {
+  static_assert(Channels >= 1 && Active >= 1 && Active <= Channels,
+                "ghist::cub_compat: need 1 <= NUM_ACTIVE_CHANNELS <= NUM_CHANNELS");
+  static_assert(is_counter_v<CounterT>, "ghist::cub_compat: CounterT must be a 4- or 8-byte integer type");
+  using SampleT = typename std::iterator_traits<SampleIt>::value_type;
+  using Word = counter_word_t<CounterT>;
+  using Op = ghist::plus<Word>;
+  return guarded([&]() -> cudaError_t {
+    std::size_t needed = 1;  // never 0: a caller's cudaMalloc(0) would give back null, the "query" pointer
+    for (int c = 0; c < Active; ++c)
+      needed = std::max(needed, ghist::plan_for<Op>(g.pixels, bins[c], engine_options(nullptr, 0)).temp_bytes);
+    if (d_temp == nullptr) {
+      temp_bytes = needed;
+      return cudaSuccess;
+    }
+    if (temp_bytes < needed) return cudaErrorInvalidValue;
+    const ghist::options opts = engine_options(d_temp, temp_bytes);
+    for (int c = 0; c < Active; ++c) {
+      Word* dest = reinterpret_cast<Word*>(d_hist[c]);
+      if (empty[c] || g.pixels == 0) {
+        ghist::detail::check_device_range(dest, static_cast<std::size_t>(bins[c]) * sizeof(Word), "d_histogram");
+        const cudaError_t e = cudaMemsetAsync(dest, 0, static_cast<std::size_t>(bins[c]) * sizeof(Word), stream);
+        if (e != cudaSuccess) return e;
+        continue;
+      }
+      if constexpr (Channels == 1 && std::is_pointer_v<SampleIt>) {
+        if (g.contiguous) {
+          ghist::generalized_histogram_async(static_cast<const SampleT*>(d_samples), g.pixels,
+                                             element_bins<SampleT, Transform, Word>{transforms[c]}, Op{}, dest,
+                                             bins[c], stream, opts);
+          continue;
+        }
+      }
+      if constexpr (std::is_pointer_v<SampleIt>) {
+        // The last sample read: (rows - 1) * stride + row_pixels * Channels (whole pixels of the last row).
+        const std::int64_t rows = g.row_pixels == 0 ? 0 : g.pixels / g.row_pixels;
+        const std::int64_t span = g.contiguous ? g.pixels * Channels
+                                               : (rows - 1) * g.row_stride + g.row_pixels * Channels;
+        ghist::detail::check_device_range(d_samples, static_cast<std::size_t>(span) * sizeof(SampleT), "d_samples");
+      }
+      using Reader = pitched_reader<SampleIt>;
+      const Reader read{d_samples, g.contiguous ? 0 : g.row_pixels, g.row_stride, Channels};
+      const channel_bins<Reader, Transform, Word> f{read, transforms[c], c};
+      ghist::generalized_histogram_indexed_async(g.pixels, f, Op{}, dest, bins[c], stream, opts);
+    }
+    return cudaSuccess;  // the engine checked every launch
+  });
+}
+
+}  // namespace ghist::cub_compat::detail
