@@ -148,7 +148,9 @@ even_status make_even_transform(int num_levels, LevelT lower, LevelT upper, even
     bool exact_enough = out.bins <= exact_integer_limit<common>();
     if constexpr (T::half_like) {
       const float width = round_to<common>(out.hi - out.lo);
-      if constexpr (is_half_v<common>) out.recip = round_to<common>(static_cast<float>(out.bins) / width);
+      // CUB makes the half reciprocal on the host: bins over the float (exact) width, rounded once to half. The
+      // bfloat16 fraction keeps upper - lower rounded to bfloat16 (its host operator-).
+      if constexpr (is_half_v<common>) out.recip = round_to<common>(static_cast<float>(out.bins) / (out.hi - out.lo));
       else out.range16 = width;
       exact_enough = exact_enough && std::isfinite(width) && width > 0 &&
                      (is_bfloat16_v<common> ? std::isfinite(round_to<common>(width * static_cast<float>(out.bins)))
