@@ -289,20 +289,17 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
-i64 pow2_at_least(i64 v) {
-  i64 p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
 // The partitioned strategy (seed 003's idea as one radix pass; kernels in detail/kernel_partition.cuh): the first
 // pass groups each tile of inputs by bin range, the second histograms each group in shared memory with blocks
 // shared out in proportion to the group's inputs, so a skewed input spreads over every SM.
-//   * Groups: a power of two of bins each (a shift finds the group), about 256 groups by default: enough groups
-//     that most get one second-pass block of their own (which then merges into dest without atomics), few enough
-//     that a tile's share of one group is a run of tens of records. At most partition_group_bytes of shared memory
-//     per group by default, at most max_partition_groups groups (beyond, larger groups, up to the opt-in limit).
-//   * overrides.S asks for a number of groups (rounded to a power of two of bins per group).
+//   * Groups: few (planner_constants::partition_groups, 32), so that a tile's share of a group is a run of a few
+//     hundred records that the second pass reads whole. On the lent H100 (2026-11-21, N = 50M, seed 000's input,
+//     hdw, H = 196608 / 1572864) 32 groups took 365 / 446 us, 96 groups 410 / 534, 264 groups (one second-pass
+//     block per group, merged without atomics) 540 / 550: the run length outweighs the atomic merges. Groups are
+//     no larger than the opt-in shared memory (more groups then), at most max_partition_groups (larger groups
+//     then). overrides.S asks for a number of groups.
+//   * M copies of a group per block for the cas and xcg classes (at most one per warp), as many as fit the block's
+//     share of the SM: a few hot bins (RF > 1, skew) are otherwise contended by every warp of the block.
 // Returns false (or throws when `forced`, naming why) when the inputs cannot be partitioned or a group does not fit.
 bool partition_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                     bool forced, plan& out) {
@@ -312,44 +309,47 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   };
   if (p.record_bytes == 0 || p.record_bytes > 16)
     return refuse("needs element inputs of at most 16 bytes (index inputs cannot be partitioned)");
-  if (o.M > detail::partition_block / 32)
-    return refuse("M (copies of a group per block) must be at most " + std::to_string(detail::partition_block / 32) +
-                  ", got " + std::to_string(o.M));
+  if (p.num_bins > detail::max_partition_bins)
+    return refuse("needs H <= 2^31, got " + std::to_string(p.num_bins));
+  const int max_M = detail::partition_block / 32;
+  if (o.M > max_M)
+    return refuse("M (copies of a group per block) must be at most " + std::to_string(max_M) + ", got " +
+                  std::to_string(o.M));
   const i64 H = p.num_bins;
   const std::size_t el = shared_bytes_per_bin(p);
+  const std::size_t share = dev.shared_per_sm / detail::partition_blocks_per_sm;
+  const std::size_t usable = share > dev.reserved_shared_per_block ? share - dev.reserved_shared_per_block : 0;
+  const int blocks_per_sm = std::max(1, std::min(detail::partition_blocks_per_sm,
+                                                 dev.max_threads_per_sm / detail::partition_block));
   i64 group_bins;
   if (o.S > 0) {
-    group_bins = pow2_at_least(ceil_div(H, o.S));
+    group_bins = ceil_div(H, o.S);
   } else {
-    group_bins = pow2_at_least(ceil_div(H, 256));
-    while (group_bins > 1 && static_cast<std::size_t>(group_bins) * el > k.partition_group_bytes) group_bins /= 2;
+    // k.partition_groups groups, each no larger than the opt-in shared memory allows (more groups then). The cas
+    // and xcg classes: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
+    // holds M copies to spread the hot bins (lent H100, 2026-11-21, xcg H = 1572864: 82 groups of 19370 bins, one
+    // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms).
+    const bool contended_class = p.op_class != atomic_class::hdw;
+    group_bins = ceil_div(H, contended_class && race_factor_used(p) > 8 ? k.partition_groups_contended
+                                                                        : k.partition_groups);
+    const std::size_t cap = contended_class ? usable : dev.shared_per_block_optin;
+    group_bins = std::min<i64>(group_bins, std::max<i64>(1, static_cast<i64>(cap / el)));
   }
-  while (ceil_div(H, group_bins) > detail::max_partition_groups) group_bins *= 2;
-  std::size_t shared = shared_chunk_bytes(p, 1, group_bins);
-  const std::size_t optin = dev.shared_per_block_optin;
-  if (shared > optin)
-    return refuse("a group of " + std::to_string(group_bins) + " bins needs " + std::to_string(shared) +
-                  " bytes of shared memory, the device allows " + std::to_string(optin));
+  group_bins = std::max(group_bins, ceil_div(H, detail::max_partition_groups));
   const int groups = clamp_to_int(ceil_div(H, group_bins));
-  const int B = detail::partition_block;
-  const int by_threads = std::max(1, dev.max_threads_per_sm / B);
-  // M copies of a group per second-pass block for the cas and xcg classes (one per warp at most), as many as
-  // leave every block its share of the SM: their updates of a few hot bins (RF > 1, skew) otherwise serialise.
   int M = 1;
   if (o.M > 0) {
     M = o.M;
   } else if (p.op_class != atomic_class::hdw) {
-    const std::size_t share = dev.shared_per_sm / static_cast<std::size_t>(by_threads);
-    const std::size_t usable = share > dev.reserved_shared_per_block ? share - dev.reserved_shared_per_block : 0;
-    while (M < B / 32 && shared_chunk_bytes(p, 2 * M, group_bins) <= usable) M *= 2;
+    while (M < max_M && shared_chunk_bytes(p, 2 * M, group_bins) <= usable) M *= 2;
   }
-  const std::size_t all_copies = shared_chunk_bytes(p, M, group_bins);
-  if (all_copies > optin)
-    return refuse("M=" + std::to_string(M) + " copies of a group of " + std::to_string(group_bins) + " bins need " +
-                  std::to_string(all_copies) + " bytes of shared memory, the device allows " + std::to_string(optin));
-  shared = all_copies;
-  const int by_memory = static_cast<int>(std::max<std::size_t>(
-      1, dev.shared_per_sm / (shared + static_cast<std::size_t>(dev.reserved_shared_per_block))));
+  const std::size_t shared = shared_chunk_bytes(p, M, group_bins);
+  if (shared > dev.shared_per_block_optin)
+    return refuse(std::to_string(M) + " copies of a group of " + std::to_string(group_bins) + " bins need " +
+                  std::to_string(shared) + " bytes of shared memory, the device allows " +
+                  std::to_string(dev.shared_per_block_optin));
+  // Groups larger than a block's share of the SM (large H, or the caller's S) leave one block per SM.
+  const int resident = shared <= usable ? dev.sm_count * blocks_per_sm : dev.sm_count;
   plan pl;
   pl.kind = strategy::partitioned;
   pl.race_factor = race_factor_used(p);
@@ -357,9 +357,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   pl.S = groups;
   pl.H_chk = group_bins;
   pl.C = 0;
-  pl.block = B;
-  // grid: the second pass's budget of blocks (those resident at once), shared out among the groups.
-  pl.grid = p.n > 0 ? (o.grid > 0 ? o.grid : dev.sm_count * std::min(by_threads, by_memory)) : 0;
+  pl.block = detail::partition_block;
+  pl.grid = p.n > 0 ? (o.grid > 0 ? o.grid : resident) : 0;  // the second pass's blocks, shared out among groups
   pl.shared_bytes = shared;
   pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H, p.op_class == atomic_class::xcg).bytes;
   out = pl;
@@ -452,17 +451,14 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   plan warp_private;
   if (use_shared && free_shape && warp_private_plan(p, dev, constants, warp_private)) return warp_private;
   if (use_shared) return shared_plan(p, dev, overrides, constants);
-  // Departure: the lock class in global memory with a few hot bins (RF near H, as the race-factor inspector
-  // measures it) takes the partitioned strategy: in global memory every warp queues on the same L2 lock (all in one
-  // bin, H = 1572864: 20.7 s on the lent H100), where the second pass spreads the hot group's inputs over every
-  // block's shared memory (12 ms). On uniform inputs the partitioned strategy does not pay yet (lent H100,
-  // 2026-11-21, N = 50M, H = 196608..1572864: hdw 533-548 us against 547-600 us in global memory, cas 1245-1690
-  // against 850-950, xcg 2546-5946 against 1115-1540; bench/NOTES.md), so it is not the default there.
+  // Departure: element inputs take the partitioned strategy (seed 003's idea) in place of global memory, except
+  // the compare-and-swap class with RF above partition_max_rf_cas. Lent H100, 2026-11-21, N = 50M, seed 000's
+  // input, H = 196608 / 1572864 (bench/NOTES.md): hdw 365 / 446 us against 616 / 597 in global memory; cas RF = 1
+  // 867 / 1074 against 1471 / 1485; xcg 1145 / 1773 against 4582 / 4491, and in global memory every warp of an
+  // all-in-one-bin input queues on one L2 lock (20.9 s at H = 1572864); cas RF = 63 loses (global 1839 / 1828).
   plan partitioned;
-  const bool few_hot_bins = p.race_factor > 0 &&
-                            static_cast<double>(p.num_bins) / p.race_factor <= constants.partition_max_hot_bins;
-  if (free_shape && p.op_class == atomic_class::xcg && few_hot_bins &&
-      partition_plan(p, dev, overrides, constants, false, partitioned))
+  const bool cas_contended = p.op_class == atomic_class::cas && race_factor_used(p) > constants.partition_max_rf_cas;
+  if (free_shape && !cas_contended && partition_plan(p, dev, overrides, constants, false, partitioned))
     return partitioned;
   return global_plan(p, dev, overrides, constants);
 }

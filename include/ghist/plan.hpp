@@ -17,8 +17,8 @@ enum class strategy {
   automatic,      ///< let the planner choose (only valid in overrides)
   shared_memory,  ///< M sub-histograms per block in shared memory, S passes over chunks of H_chk bins
   global_memory,  ///< M sub-histograms in global memory sized to L2, S passes over chunks of H_chk bins
-  /// Seed 003's idea, one radix pass: the inputs are first grouped by bin range (S groups of H_chk bins, H_chk a
-  /// power of two) into a workspace, then each group is histogrammed in shared memory. Element inputs only.
+  /// Seed 003's idea, one radix pass: the inputs are first grouped by bin range (S groups of H_chk bins) into a
+  /// workspace, then each group is histogrammed in shared memory by M copies per block. Element inputs only.
   partitioned,
 };
 
@@ -91,10 +91,11 @@ struct planner_constants {
   int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
-  /// partitioned: taken in place of global memory for the lock class when at most this many bins are hot
-  /// (H / RF), and the shared memory a group's sub-histogram may take (see src/planner.cpp for the measurements).
-  double partition_max_hot_bins = 32.0;
-  std::size_t partition_group_bytes = 32 * 1024;
+  /// partitioned: the number of groups it aims for, and the largest RF at which it replaces global memory for the
+  /// cas class (see src/planner.cpp for the measurements).
+  int partition_groups = 32;
+  int partition_groups_contended = 384;  ///< for cas and xcg with RF > 8
+  double partition_max_rf_cas = 8.0;
 };
 
 /// Makes the plan for `p` on `dev`. Pure host code; throws ghist::error when an override cannot work (for

@@ -312,9 +312,7 @@ namespace {
 TEST(GpuVsCpu, PartitionedPlan) {
   EXPECT_EQ(ghist::plan_for<ghist::plus<std::uint32_t>>(50000000, 1572864).kind, ghist::strategy::global_memory)
       << "plan_for knows nothing of the input kind, so it plans as for index inputs";
-  ghist::options skewed;
-  skewed.race_factor = 1572864;  // all in one bin, as the inspector would find
-  EXPECT_EQ((ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(50000000, 1572864, skewed).kind),
+  EXPECT_EQ((ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(50000000, 1572864).kind),
             ghist::strategy::partitioned);
   for (std::int64_t H : {65536, 196608, 1572864, 5000001})
     for (distribution d : all_distributions) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ghist/detail/partition_layout.hpp"
 #include "ghist/device_info.hpp"
 #include "ghist/error.hpp"
 #include "ghist/plan.hpp"
@@ -626,9 +627,9 @@ TEST(DeviceInfo, Query) {
 
 namespace {
 
-// The partitioned strategy (src/planner.cpp's partition_plan): about 256 groups of a power of two of bins, at most
-// 32 KiB of shared memory per group by default, M copies per block for cas and xcg; only element inputs; auto takes
-// it only for the lock class with a few hot bins.
+// The partitioned strategy (src/planner.cpp's partition_plan): about 32 groups, none larger than the opt-in shared
+// memory, M copies per block for cas and xcg; only element inputs; auto takes it in place of global memory except
+// for cas with RF > 8.
 TEST(PlannerH100, Partitioned) {
   const device_info dev = device_info::h100_sxm();
   plan_overrides forced;
@@ -638,34 +639,61 @@ TEST(PlannerH100, Partitioned) {
   p.record_bytes = 4;
   plan pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.H_chk, 8192);  // 1572864 / 256 = 6144 -> 8192, 32 KiB
-  EXPECT_EQ(pl.S, 192);
+  EXPECT_EQ(pl.H_chk, 49152);  // 1572864 / 32
+  EXPECT_EQ(pl.S, 32);
   EXPECT_EQ(pl.M, 1);
-  EXPECT_EQ(pl.shared_bytes, 8192u * 4u);
-  EXPECT_EQ(pl.grid, 132 * 4);  // 4 blocks of 512 threads per SM
+  EXPECT_EQ(pl.shared_bytes, 49152u * 4u);
+  EXPECT_EQ(pl.grid, 132);     // 192 KiB per block: one block per SM
+  p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: groups of 58112 bins (227 KiB) instead
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 58112);
+  EXPECT_EQ(pl.S, 289);
+  p.num_bins = 196608;
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 6144);
+  EXPECT_EQ(pl.grid, 264);     // 24 KiB per block: two blocks per SM
+  p.num_bins = 1572864;
   forced.S = 1000;
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 2048);  // ceil(1572864 / 1000) = 1573 -> 2048
-  EXPECT_EQ(pl.S, 768);
-  forced.S = 10;
-  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "groups of 262144 bins do not fit shared memory";
+  EXPECT_EQ(pl.H_chk, 1573);
+  EXPECT_EQ(pl.S, 1000);
+  forced.S = 5;
+  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "groups of 314573 bins do not fit shared memory";
   forced.S = 0;
 
   problem cas = paper_problem(atomic_class::cas, 196608);
   cas.record_bytes = 4;
   pl = ghist::make_plan(cas, dev, forced);
-  EXPECT_EQ(pl.H_chk, 1024);
-  EXPECT_EQ(pl.M, 8);  // 8 copies of 4 KiB fit the 56 KiB share of one of 4 blocks per SM; 16 do not
-  EXPECT_EQ(pl.shared_bytes, 8u * 1024u * 4u);
+  EXPECT_EQ(pl.H_chk, 6144);
+  EXPECT_EQ(pl.M, 4);  // 4 copies of 24 KiB fit the 113 KiB share of one of 2 blocks per SM; 8 do not
+  EXPECT_EQ(pl.shared_bytes, 4u * 6144u * 4u);
 
-  // Auto: uniform inputs stay in global memory; the lock class with all inputs in one bin is partitioned.
-  EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::global_memory);
+  // Auto, in place of global memory: element inputs of every class, but not cas with RF > 8.
+  EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::partitioned);
+  EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::partitioned);
+  cas.race_factor = 63;
+  EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::global_memory);
   problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
   xcg.record_bytes = 4;
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::partitioned);
-  xcg.race_factor = 63;
-  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory);
+  problem small = paper_problem(atomic_class::hdw, 12288);
+  small.record_bytes = 4;
+  EXPECT_EQ(ghist::make_plan(small, dev).kind, ghist::strategy::shared_memory) << "only in place of global memory";
+}
+
+// The group divider: n / d by multiply-high and shift, exact for every n < 2^31.
+TEST(PartitionGroupDivider, ExactBelow2To31) {
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] { state = state * 6364136223846793005ull + 1442695040888963407ull; return state >> 33; };
+  for (std::uint32_t d : {1u, 2u, 3u, 7u, 745u, 1573u, 5958u, 8192u, 16384u, 65535u, 1u << 20, (1u << 31) - 1}) {
+    const auto div = ghist::detail::group_divider::make(d);
+    for (std::uint32_t n : {0u, 1u, d - 1, d, d + 1, (1u << 31) - 1, (1u << 31) - 2}) EXPECT_EQ(div(n), n / d) << n << "/" << d;
+    for (int i = 0; i < 100000; ++i) {
+      const auto n = static_cast<std::uint32_t>(next() & 0x7fffffffu);
+      ASSERT_EQ(div(n), n / d) << n << "/" << d;
+    }
+  }
 }
 
 }  // namespace

@@ -150,12 +150,11 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     using BinFn = decltype(src.f);
     constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
     const int groups = pl.S;
-    int shift = 0;
-    while ((std::int64_t{1} << shift) < pl.H_chk) ++shift;
-    if ((std::int64_t{1} << shift) != pl.H_chk || groups < 1 || groups > max_partition_groups ||
-        (std::int64_t{groups} << shift) < num_bins)
-      throw error("a partitioned plan needs a power-of-two H_chk and S = ceil(H / H_chk) <= " +
-                  std::to_string(max_partition_groups) + " groups (" + pl.to_string() + ")");
+    if (groups < 1 || groups > max_partition_groups || pl.H_chk < 1 || num_bins > max_partition_bins ||
+        std::int64_t{groups} * pl.H_chk < num_bins)
+      throw error("a partitioned plan needs S = ceil(H / H_chk) <= " + std::to_string(max_partition_groups) +
+                  " groups and H < 2^31 (" + pl.to_string() + ")");
+    const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, xcg);
     auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
     In* records = reinterpret_cast<In*>(base + l.records);
@@ -186,12 +185,12 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, static_cast<std::size_t>(groups) * sizeof(unsigned long long),
                                        stream));
       partition<<<static_cast<int>(std::min(resident, tiles)), partition_block, partition_shared, stream>>>(
-          src.input + first, count, src.f, num_bins, shift, groups, records, offsets, l.slice_tiles, totals);
+          src.input + first, count, src.f, num_bins, group_of, groups, records, offsets, l.slice_tiles, totals);
       GHIST_CUDA_CHECK(cudaGetLastError());
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts);
       GHIST_CUDA_CHECK(cudaGetLastError());
       histogram<<<pl.grid + groups, partition_block, pl.shared_bytes, stream>>>(
-          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, num_bins, shift, pl.M);
+          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, num_bins, group_of, pl.M);
       GHIST_CUDA_CHECK(cudaGetLastError());
     }
   }

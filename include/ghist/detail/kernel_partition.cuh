@@ -2,7 +2,7 @@
 // histograms too large for shared memory. Seed 003 sorts the updates partially so that each part fits shared
 // memory; here that is one radix pass on the bin's high bits, done tile by tile:
 //
-//   1. partition_kernel: a block loads a tile of inputs, finds each one's group (bin >> group_shift), counts the
+//   1. partition_kernel: a block loads a tile of inputs, finds each one's group (bin / bins per group), counts the
 //      groups in shared memory, and writes the tile back to the workspace ordered by group through a shared staging
 //      buffer (whole-tile coalesced stores), with the start of every group in the tile. No global ordering is
 //      needed: each tile keeps its own slot, so there is no global scatter and no count pass over the input.
@@ -77,7 +77,7 @@ __device__ __forceinline__ void block_exclusive_scan(const unsigned* counts, uns
 /// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice).
 template <class In, class BinFn>
 __global__ void __launch_bounds__(partition_block, 3) partition_kernel(const In* input, std::int64_t n, BinFn f,
-                                                                    std::int64_t num_bins, int group_shift,
+                                                                    std::int64_t num_bins, group_divider group_of,
                                                                     int groups, In* records, unsigned* offsets,
                                                                     std::int64_t slice_tiles,
                                                                     unsigned long long* totals) {
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(partition_block, 3) partition_kernel(const In*
       int group = -1;
       if (i < in_tile) {
         const std::int64_t bin = f(x[j]).bin;
-        if (bin >= 0 && bin < num_bins) group = static_cast<int>(bin >> group_shift);
+        if (bin >= 0 && bin < num_bins) group = static_cast<int>(group_of(static_cast<std::uint32_t>(bin)));
       }
       // A warp whose inputs all fall in one group (skewed or sorted input) takes its ranks with one atomic.
       const int first = __shfl_sync(0xffffffffu, group, 0);
@@ -174,14 +174,14 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
 /// slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles at a time.
 /// slice_tiles is the row length of the offsets table.
 template <class In, class BinFn, class Op>
-__global__ void __launch_bounds__(partition_block) group_histogram_kernel(const In* records, const unsigned* offsets,
+__global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) group_histogram_kernel(const In* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
                                                                           const unsigned* starts, int groups,
                                                                           BinFn f, Op op,
                                                                           typename Op::value_type* dest,
                                                                           int* dest_locks, std::int64_t num_bins,
-                                                                          int group_shift, int M) {
+                                                                          group_divider group_of, int M) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -192,12 +192,11 @@ __global__ void __launch_bounds__(partition_block) group_histogram_kernel(const 
     if (g + step < groups && starts[g + step] <= block) g += step;
   const std::int64_t K = starts[g + 1] - starts[g];
   const std::int64_t k = block - starts[g];
-  const std::int64_t lo = std::int64_t{g} << group_shift;
-  const std::int64_t len = num_bins - lo < (std::int64_t{1} << group_shift) ? num_bins - lo
-                                                                            : (std::int64_t{1} << group_shift);
+  const int stride = static_cast<int>(group_of.d);  // bins per group
+  const std::int64_t lo = std::int64_t{g} * stride;
+  const std::int64_t len = num_bins - lo < stride ? num_bins - lo : stride;
   // M copies of the group's bins (warp w updates copy w % M): a few hot bins (RF > 1, skew) are then contended by
   // fewer warps, which the compare-and-swap and lock classes need.
-  const int stride = 1 << group_shift;
   T* subs = reinterpret_cast<T*>(shared_bytes);
   int* locks = xcg ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(std::int64_t{M} * stride)) : nullptr;
   const T identity = Op::identity();
@@ -231,7 +230,7 @@ __global__ void __launch_bounds__(partition_block) group_histogram_kernel(const 
     };
     // Runs are short (tens of records), so a warp loads the first two rounds of `unroll` runs before using any:
     // one memory latency per `unroll` runs instead of one per run and round.
-    constexpr int unroll = 8, rounds = 2;
+    constexpr int unroll = 4, rounds = 2;
     for (int l0 = 0; l0 < 32; l0 += unroll) {
       unsigned b0[unroll], e0[unroll];
       const In* run[unroll];

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ghist/config.hpp"
+
 namespace ghist::detail {
 
 inline constexpr int partition_block = 512;  ///< threads per block of both passes
@@ -25,6 +27,36 @@ inline constexpr int partition_rank_bits = 13;     ///< a rank within a tile's g
 static_assert(partition_block * partition_items <= (1 << partition_rank_bits), "ranks fit their bits");
 static_assert(max_partition_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
 inline constexpr std::int64_t partition_slice_tiles = 8192;  ///< 64M inputs per slice
+
+inline constexpr int partition_blocks_per_sm = 2;  ///< the second pass's occupancy (its launch bounds)
+inline constexpr std::int64_t max_partition_bins = std::int64_t{1} << 31;  ///< bins are divided as 31-bit values
+
+/// n / d for 0 <= n < 2^31 with a multiply-high and a shift (Granlund and Montgomery's round-up method: with
+/// l = ceil(log2 d) and m = ceil(2^(31 + l) / d), which fits 32 bits, n / d = floor(m * n / 2^(31 + l))). Group
+/// sizes need not be powers of two, so the number of groups can match the number of second-pass blocks.
+struct group_divider {
+  std::uint32_t d = 1, m = 0;
+  int shift = 0;  // l - 1
+
+  static group_divider make(std::uint32_t d) {
+    group_divider g;
+    g.d = d;
+    if (d < 2) return g;
+    int l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;
+    g.m = static_cast<std::uint32_t>(((std::uint64_t{1} << (31 + l)) + d - 1) / d);
+    g.shift = l - 1;
+    return g;
+  }
+  GHIST_HD std::uint32_t operator()(std::uint32_t n) const {
+    if (d < 2) return n;
+#ifdef __CUDA_ARCH__
+    return __umulhi(n, m) >> shift;
+#else
+    return static_cast<std::uint32_t>((std::uint64_t{n} * m) >> 32) >> shift;
+#endif
+  }
+};
 
 struct partition_layout {
   std::int64_t slice_tiles = 0;
