@@ -6,6 +6,8 @@
 #   4. which atomic instructions sm_90 got for each operator class (SASS of the test binary),
 #   5. the benchmark summary (when the benchmark was built),
 # and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
+# Options: --no-build (use the build in $GHIST_BUILD_DIR), --part tests|bench (only steps 2-4 or only step 5, for
+# machines that limit the time of one command; the default runs both).
 set -u
 cd "$(dirname "$0")/.."
 build=${GHIST_BUILD_DIR:-build-gpu}
@@ -15,7 +17,19 @@ declare -a summary
 record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
 failed=0
 
-if [ "${1:-}" != "--no-build" ]; then
+build_first=1
+part=all
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) build_first=0 ;;
+    --part) part=$2; shift ;;
+    *) echo "usage: $0 [--no-build] [--part tests|bench]" >&2; exit 2 ;;
+  esac
+  shift
+done
+want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+
+if [ $build_first = 1 ]; then
   if cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DGHIST_BUILD_BENCH=ON >"$logs/build.log" 2>&1 &&
      cmake --build "$build" >>"$logs/build.log" 2>&1; then record build ok; else record build FAILED; failed=1; fi
 fi
@@ -32,6 +46,7 @@ run_step() {  # name, log file, command...
 }
 
 tests="$build/tests"
+if want tests; then
 run_step "host tests" host_tests.log ctest --test-dir "$build" -L host -j "$(nproc)" --output-on-failure
 run_step "gpu tests" gpu_tests.log "$tests/ghist_gpu_tests" --gtest_brief=1
 # The feature areas' GPU test executables (tests/<area>/ghist_gpu_<area>_tests).
@@ -58,7 +73,9 @@ if command -v cuobjdump >/dev/null && [ -x "$tests/ghist_atomic_sass_probe" ]; t
     sed -E 's/_ZN5probe[0-9]+//; s/EP[a-z]+[a-z]*$//' | sort >"$logs/atomics_sass.txt"
   record "atomic SASS probe" "$(wc -l <"$logs/atomics_sass.txt") kernels, see atomics_sass.txt"
 fi
+fi  # tests
 
+if want bench; then
 if [ -x "$build/bench/ghist_bench" ]; then
   run_step "benchmark" bench.log "$build/bench/ghist_bench" --quick --csv "$logs/bench.csv"
 fi
@@ -68,6 +85,7 @@ for exe in "$build"/bench/*/ghist_*_bench; do
   name=$(basename "$exe" .bench); name=${name#ghist_}; name=${name%_bench}
   run_step "benchmark ($name)" "bench_$name.log" "$exe" --quick
 done
+fi  # bench
 
 echo
 echo "==== ghist GPU check: $gpu, commit ${GHIST_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, $(date -u +%F) ===="
