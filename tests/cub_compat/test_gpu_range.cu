@@ -57,7 +57,8 @@ void check_range_layout(int num_levels, const layout& lay, dist d, std::mt19937_
   std::array<std::vector<std::uint64_t>, Active> got;
   ASSERT_EQ((run_range<GhistHist, Channels, Active, CounterT>(lay, d_samples.get(), levels, got)), cudaSuccess);
   for (int c = 0; c < Active; ++c) ASSERT_EQ(got[c], want[c]) << "channel " << c;
-  if constexpr (std::is_same_v<CounterT, int>) {
+  // No CUB for int8: it drops negative samples (NVIDIA/cccl#10977).
+  if constexpr (std::is_same_v<CounterT, int> && !(sizeof(S) == 1 && std::is_signed_v<S>)) {
     std::array<std::vector<std::uint64_t>, Active> cub_got;
     ASSERT_EQ((run_range<cub::DeviceHistogram, Channels, Active, CounterT>(lay, d_samples.get(), levels, cub_got)),
               cudaSuccess);
