@@ -68,6 +68,12 @@ struct counting_kernel {
     else return count_bytes_shared_atomics<Tuning>;
   }
   static void launch(int grid, const byte_job& job, cudaStream_t stream) {
+    // The opt-in is set on every launch, not cached with the grid: each translation unit that instantiates this
+    // kernel template gets a kernel of its own (no relocatable device code), while the host-side cache below is one
+    // per program, so a cached opt-in would reach only the first unit's kernel (the others then fail to launch).
+    if (shared_bytes() > 48 * 1024)
+      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared_bytes())));
     kernel()<<<grid, block, shared_bytes(), stream>>>(job);
   }
 
