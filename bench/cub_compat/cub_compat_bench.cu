@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -139,15 +140,17 @@ void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_t
       void* cub_temp = alloc_temp(cub_call, cub_bytes);
       void* ghist_temp = alloc_temp(ghist_call, ghist_bytes);
 
+      // CUB's half Even above 2048 bins miscounts and writes out of bounds (NVIDIA/cccl#10976; on the lent H100 an
+      // illegal memory access at 65536 bins): not run there, ghist is checked against the CPU reference instead.
+      const bool cub_wrong = std::is_same_v<T, __half> && even && bins > 2048;
       // Check before timing.
-      BENCH_CHECK(cub_call(cub_temp, cub_bytes));
+      if (!cub_wrong) BENCH_CHECK(cub_call(cub_temp, cub_bytes));
       BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes));
       BENCH_CHECK(cudaDeviceSynchronize());
       std::vector<int> hc(static_cast<std::size_t>(bins)), hg(static_cast<std::size_t>(bins));
       BENCH_CHECK(cudaMemcpy(hc.data(), d_cub, hc.size() * sizeof(int), cudaMemcpyDeviceToHost));
       BENCH_CHECK(cudaMemcpy(hg.data(), d_ghist, hg.size() * sizeof(int), cudaMemcpyDeviceToHost));
       std::string check = hc == hg ? "cub" : "MISMATCH vs cub";
-      const bool cub_wrong = std::is_same_v<T, __half> && even && bins > 2048;  // NVIDIA/cccl#10976
       if (cub_wrong) {
         if (host.empty()) {
           host.resize(static_cast<std::size_t>(n));
@@ -162,7 +165,9 @@ void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_t
         }
         check = ref == hg ? "cpu (cub wrong)" : "MISMATCH vs cpu";
       }
-      const bench::timing tc = timer.median([&] { BENCH_CHECK(cub_call(cub_temp, cub_bytes)); }, policy);
+      bench::timing tc;
+      tc.us = std::numeric_limits<double>::quiet_NaN();
+      if (!cub_wrong) tc = timer.median([&] { BENCH_CHECK(cub_call(cub_temp, cub_bytes)); }, policy);
       const bench::timing tg = timer.median([&] { BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes)); }, policy);
       const double gb = static_cast<double>(n) * sizeof(T) / 1e9;
       rows.push_back({type_name<T>(), mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6),

@@ -67,8 +67,8 @@ TEST(ByteTunings, PackedByteStores) {
 TEST(ByteTunings, PackedUnroll3) {
   check_tuning<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }
-TEST(ByteTunings, AtomicsReplicas8) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_replicas8_tuning>(byte_method::shared_atomics);
+TEST(ByteTunings, AtomicsPerLane) {
+  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>(byte_method::shared_atomics);
 }
 TEST(ByteTunings, AtomicsPerLaneUnroll12) {
   check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>(byte_method::shared_atomics);

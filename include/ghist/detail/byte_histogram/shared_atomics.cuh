@@ -18,21 +18,21 @@
 
 namespace ghist::detail::bytes {
 
-/// Tuning of the shared-atomics kernel (the library's default): a histogram copy per lane (32 KiB per warp), so
-/// that no data can cause a bank conflict. With one copy per warp, linear data (0..255 repeating) puts lane l's
-/// k-th byte in bin 16 l + k, so the 32 lanes meet in 2 banks (8- to 16-way conflicts), and uniform bytes meet
-/// ~3.5-way ones. 7 warps per SM (224 KiB of the H100's 227 KiB per block); 8 vectors per thread per tile,
-/// double-buffered, keep up to 2 x 224 x 8 x 16 B = 56 KiB in flight per SM with so few warps. Provisional until
-/// bench/bytes has compared it on the H100 with the alternatives in tunings.cuh (one copy per warp, 8 copies).
+/// Tuning of the shared-atomics kernel (the library's default): warp histograms in 8 interleaved copies (8 KiB per
+/// warp), 3 blocks of 8 warps per SM, 4 vectors per thread per tile. Lent H100, 2026-11-21, 256 MiB of uint8,
+/// 256 bins (bench/bytes --quick), fraction of the read floor for uniform / zero / linear / image data: 8 copies
+/// 0.74 / 0.91 / 0.91 / 0.72; a copy per lane (atomics_per_lane_tuning) 0.70 / 0.85 / 0.70 / 0.63; one copy per
+/// warp 0.73 / 0.93 / 0.32 / 0.90 (its bank conflicts on linear data: lane l's k-th byte in bin 16 l + k puts the 32
+/// lanes in 2 banks).
 struct shared_atomics_tuning {
-  static constexpr int block = 224;
-  static constexpr int unroll = 8;
-  static constexpr int min_blocks_per_sm = 1;
-  static constexpr int replicas = 32;
+  static constexpr int block = 256;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 3;
+  static constexpr int replicas = 8;
 };
 
 /// One histogram per warp (1 KiB): the textbook privatisation, and the fallback where a block cannot have the
-/// default's 224 KiB (GPUs before Hopper). 512 threads x 2 blocks per SM, 4 vectors per thread per tile (64 KiB in
+/// default's 64 KiB. 512 threads x 2 blocks per SM, 4 vectors per thread per tile (64 KiB in
 /// flight per SM). Its bank conflicts depend on the data (see shared_atomics_tuning).
 struct atomics_per_warp_tuning {
   static constexpr int block = 512;
