@@ -450,13 +450,22 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
   plan warp_private;
   if (use_shared && free_shape && warp_private_plan(p, dev, constants, warp_private)) return warp_private;
-  if (use_shared) return shared_plan(p, dev, overrides, constants);
+  plan partitioned;
+  if (use_shared) {
+    plan shared = shared_plan(p, dev, overrides, constants);
+    // Departure: the lock class re-reads the input for every pass of a multi-pass shared plan; partitioned reads
+    // it once (lent H100, 2026-11-21, N = 50M, unpacked argmax, H = 49152 in 3 passes: 6536 us RF = 1 and 7405 us
+    // RF = 63; partitioned 1175 us with 32 groups and 6349 us with 384).
+    if (shared.S > 1 && p.op_class == atomic_class::xcg && free_shape &&
+        partition_plan(p, dev, overrides, constants, false, partitioned))
+      return partitioned;
+    return shared;
+  }
   // Departure: element inputs take the partitioned strategy (seed 003's idea) in place of global memory, except
   // the compare-and-swap class with RF above partition_max_rf_cas. Lent H100, 2026-11-21, N = 50M, seed 000's
   // input, H = 196608 / 1572864 (bench/NOTES.md): hdw 365 / 446 us against 616 / 597 in global memory; cas RF = 1
   // 867 / 1074 against 1471 / 1485; xcg 1145 / 1773 against 4582 / 4491, and in global memory every warp of an
   // all-in-one-bin input queues on one L2 lock (20.9 s at H = 1572864); cas RF = 63 loses (global 1839 / 1828).
-  plan partitioned;
   const bool cas_contended = p.op_class == atomic_class::cas && race_factor_used(p) > constants.partition_max_rf_cas;
   if (free_shape && !cas_contended && partition_plan(p, dev, overrides, constants, false, partitioned))
     return partitioned;

@@ -347,7 +347,8 @@ TEST(CliOutputs, Bars) {
   EXPECT_NE(r.out.find("[3, 4) 4 \u2588\u2588"), std::string::npos) << r.out;
   EXPECT_EQ(count_lines(r.out), 3);
   temp_file p3("P3 1 1 255 1 2 3\n");
-  r = run_with_env("LANG=C", {"--backend", "cpu", "--bars", "--bins", "2", p3.path()});
+  // LC_ALL too: it outranks LANG, and the GPU machine sets it to a UTF-8 locale.
+  r = run_with_env("LC_ALL=C LC_CTYPE=C LANG=C", {"--backend", "cpu", "--bars", "--bins", "2", p3.path()});
   EXPECT_EQ(r.out.rfind("r:\n[  0, 128) 1 #", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\ng:\n"), std::string::npos);
   EXPECT_NE(r.out.find("\nb:\n"), std::string::npos);

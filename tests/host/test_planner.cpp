@@ -677,6 +677,12 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
   xcg.record_bytes = 4;
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::partitioned);
+  // The lock class leaves a multi-pass shared plan for it (H = 49152: 3 passes), not a one-pass one (H = 12288).
+  problem xcg_mid = paper_problem(atomic_class::xcg, 49152);
+  xcg_mid.record_bytes = 4;
+  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
+  xcg_mid.num_bins = 12288;
+  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
   problem small = paper_problem(atomic_class::hdw, 12288);
   small.record_bytes = 4;
   EXPECT_EQ(ghist::make_plan(small, dev).kind, ghist::strategy::shared_memory) << "only in place of global memory";
