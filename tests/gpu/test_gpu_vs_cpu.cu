@@ -255,8 +255,10 @@ TEST(RaceFactorInspector, EstimatesSeed000Inputs) {
     ghist::detail::element_source<std::uint32_t, strided_bins> src{d_xs.get(), n, strided_bins{H, RF}};
     return ghist::detail::estimate_race_factor(src, n, H, scratch.get(), 0);
   };
-  EXPECT_LT(estimate(1572864, 1), 1.3);
-  EXPECT_LT(estimate(196608, 1), 1.3);
+  // A sampled estimate (8 x 1024 inputs): on fresh seeds uniform inputs gave up to 1.32 on the lent H100, so the
+  // same 1.5x tolerance as for RF = 63 below.
+  EXPECT_LT(estimate(1572864, 1), 1.5);
+  EXPECT_LT(estimate(196608, 1), 1.5);
   const double rf63 = estimate(1572864, 63);
   EXPECT_GT(rf63, 63 / 1.5);
   EXPECT_LT(rf63, 63 * 1.5);
