@@ -297,7 +297,7 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 //     hdw, H = 196608 / 1572864) 32 groups took 365 / 446 us, 96 groups 410 / 534, 264 groups (one second-pass
 //     block per group, merged without atomics) 540 / 550: the run length outweighs the atomic merges. Groups are
 //     no larger than the opt-in shared memory (more groups then), at most max_partition_groups (larger groups
-//     then). overrides.S asks for a number of groups.
+//     then), and no larger than two blocks per SM allow. overrides.S asks for a number of groups.
 //   * M copies of a group per block for the cas and xcg classes (at most one per warp), as many as fit the block's
 //     share of the SM: a few hot bins (RF > 1, skew) are otherwise contended by every warp of the block.
 // Returns false (or throws when `forced`, naming why) when the inputs cannot be partitioned or a group does not fit.
@@ -329,11 +329,16 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // and xcg classes: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
     // holds M copies to spread the hot bins (lent H100, 2026-11-21, xcg H = 1572864: 82 groups of 19370 bins, one
     // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms).
+    // hdw: groups small enough for two second-pass blocks per SM while that takes at most twice the groups
+    // (H = 1572864: 32 groups of 49152 bins, one block per SM, 437 us; 64 groups 380 us; lent H100, 2026-11-22);
+    // beyond, larger groups (shorter runs cost more than the lost block).
     const bool contended_class = p.op_class != atomic_class::hdw;
     group_bins = ceil_div(H, contended_class && race_factor_used(p) > 8 ? k.partition_groups_contended
                                                                         : k.partition_groups);
-    const std::size_t cap = contended_class ? usable : dev.shared_per_block_optin;
-    group_bins = std::min<i64>(group_bins, std::max<i64>(1, static_cast<i64>(cap / el)));
+    const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(usable / el));
+    const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};
+    const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);
+    group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
   }
   group_bins = std::max(group_bins, ceil_div(H, detail::max_partition_groups));
   const int groups = clamp_to_int(ceil_div(H, group_bins));

@@ -639,11 +639,16 @@ TEST(PlannerH100, Partitioned) {
   p.record_bytes = 4;
   plan pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.H_chk, 49152);  // 1572864 / 32
-  EXPECT_EQ(pl.S, 32);
+  EXPECT_EQ(pl.H_chk, 28928);  // 32 groups of 49152 would leave one block per SM: 113 KiB groups instead
+  EXPECT_EQ(pl.S, 55);
   EXPECT_EQ(pl.M, 1);
-  EXPECT_EQ(pl.shared_bytes, 49152u * 4u);
-  EXPECT_EQ(pl.grid, 132);     // 192 KiB per block: one block per SM
+  EXPECT_EQ(pl.shared_bytes, 28928u * 4u);
+  EXPECT_EQ(pl.grid, 264);      // two blocks per SM
+  p.num_bins = 3 << 20;         // 109 groups of 113 KiB would be too many: 55 groups of 227 KiB, one block per SM
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 58112);
+  EXPECT_EQ(pl.S, 55);
+  EXPECT_EQ(pl.grid, 132);
   p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: groups of 58112 bins (227 KiB) instead
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 58112);

@@ -28,7 +28,10 @@ static_assert(partition_block * partition_items <= (1 << partition_rank_bits), "
 static_assert(max_partition_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
 inline constexpr std::int64_t partition_slice_tiles = 8192;  ///< 64M inputs per slice
 
-inline constexpr int partition_blocks_per_sm = 2;  ///< the second pass's occupancy (its launch bounds)
+/// The passes' occupancy (launch bounds). Pass 1 at 3 blocks per SM spills (40 registers), at 2 it does not (64):
+/// H100, HDW H = 196608, 32 groups, ncu --clock-control none: 221 us with 3, 206 us with 2.
+inline constexpr int partition_pass1_blocks_per_sm = 2;
+inline constexpr int partition_blocks_per_sm = 2;  ///< the second pass's
 inline constexpr std::int64_t max_partition_bins = std::int64_t{1} << 31;  ///< bins are divided as 31-bit values
 
 /// n / d for 0 <= n < 2^31 with a multiply-high and a shift (Granlund and Montgomery's round-up method: with
