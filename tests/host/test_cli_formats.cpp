@@ -2,9 +2,14 @@
 // chart, SVG and PNG plots) and 2-D histograms, with their errors: one line on stderr, a non-zero exit, no output.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -428,6 +433,56 @@ TEST(CliOutputs, PngPlot) {
   std::remove(png_path.c_str());
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("[360000],\n    [360000],\n    [360000]"), std::string::npos) << r.out;
+}
+
+/// Runs `shell_command` with its stderr on a new pseudo-terminal (stdin and stdout as given in the command);
+/// returns what the terminal received.
+std::string stderr_on_terminal(const std::string& shell_command) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return "(no pseudo-terminal)";
+  const std::string slave = ::ptsname(master);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int fd = ::open(slave.c_str(), O_RDWR);
+    if (fd < 0) ::_exit(127);
+    ::dup2(fd, 2);
+    ::close(master);
+    ::execl("/bin/sh", "sh", "-c", shell_command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string seen;
+  char buf[512];
+  for (;;) {  // until the child's end closes the terminal (EIO on Linux)
+    const ssize_t got = ::read(master, buf, sizeof buf);
+    if (got <= 0) break;
+    seen.append(buf, static_cast<std::size_t>(got));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  return seen;
+}
+
+TEST(CliOutputs, ProgressBarOnlyOnATerminalAfterASecond) {
+  // stdin gives 18 bytes (ghist looks at the first 16 to tell the format), then waits 1.5 s before the last 2: the
+  // bar appears with the chunk read after the wait, then its line is cleared at the end.
+  temp_file out;
+  const std::string slow = "(printf '1\\n1\\n1\\n1\\n1\\n1\\n1\\n1\\n1\\n'; sleep 1.5; echo 2) | " +
+                           shell_quote(GHIST_CLI_PATH) +
+                           " --backend cpu --chunk-bytes 2 --range 0:3 --bins 3 ";
+  std::string seen = stderr_on_terminal(slow + "- >" + shell_quote(out.path()));
+  if (seen == "(no pseudo-terminal)") GTEST_SKIP() << seen;
+  EXPECT_NE(seen.find("\rghist: read 20 B, "), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\r\033[K"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("ghist: backend=cpu (--backend cpu)"), std::string::npos) << seen;
+  EXPECT_EQ(read_file(out.path()), header + "0,0,1,0\n1,1,2,9\n2,2,3,1\n");
+  // --no-progress; and a fast input draws nothing.
+  seen = stderr_on_terminal(slow + "--no-progress - >" + shell_quote(out.path()));
+  EXPECT_EQ(seen.find("ghist: read"), std::string::npos) << seen;
+  temp_file in("1\n2\n");
+  seen = stderr_on_terminal(shell_quote(GHIST_CLI_PATH) + " --backend cpu " + shell_quote(in.path()) + " >/dev/null");
+  EXPECT_EQ(seen.find("ghist: read"), std::string::npos) << seen;
 }
 
 TEST(CliFormatErrors, OutputOptions) {

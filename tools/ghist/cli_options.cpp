@@ -320,9 +320,11 @@ Output:
 Large inputs:
   --chunk-bytes N      read INPUT (and the weights, in step) N bytes at a time (default 64M; suffixes K, M, G) and
                        add each chunk into one result, so files larger than memory work. Raw, text, CSV and .npy
-                       inputs stream; images are read whole. When the range must come from the data (no --range,
-                       or --bincount without --bins), a file is read twice (min/max first); stdin is then read
-                       whole into memory instead. 2-D histograms read the file whole.
+                       inputs stream (2-D histograms too); images are read whole. When the range must come from
+                       the data (no --range, or --bincount without --bins; for 2-D, no --range or no --range2), a
+                       file is read twice (min/max first); stdin is read once and copied as it is read, into
+                       memory up to N bytes, beyond that into a temporary file in $TMPDIR (default /tmp; deleted
+                       at once, so it needs free disk space as large as the input), and the copy is read again.
   --no-progress        no progress bar. The bar (bytes read, total when known, rate) appears on stderr when the
                        input takes more than a second and stderr is a terminal.
 

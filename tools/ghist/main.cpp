@@ -1,12 +1,14 @@
 // ghist: histogram of a file of numbers on the GPU (or the CPU), as CSV. See `ghist --help` (cli_options.cpp).
 //
-// Flow: parse the command line, choose the backend, read the input (and weights), choose the bins, compute, print.
+// Flow: parse the command line, choose the backend, read the input (and weights) chunk by chunk (images whole),
+// choose the bins, compute, print.
 // Every failure is one line on stderr, "ghist: error: ...", and a non-zero exit, before anything is written.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -46,12 +48,11 @@ int run(int argc, char** argv) {
   const backend_choice backend = choose_backend(options.backend);
   const text_values text = options.bincount ? text_values::integer : text_values::real;
 
-  // Streaming (bounded memory) unless the input is an image, a 2-D histogram, or stdin whose range must come from
-  // the data (it cannot be read twice).
+  // Streaming (bounded memory) unless the input is an image. A range from the data costs a first pass of min/max:
+  // a second read of a file, or of a spooled copy of stdin (column_stream::spool).
   column_stream stream(options.input, options.input_dtype, options.csv_columns, options.csv_delimiter, text,
                        options.chunk_bytes);
-  const bool data_range = options.bincount ? !options.bins : !options.range;
-  if (!stream.whole_file_only() && options.csv_columns.size() < 2 && (stream.seekable() || !data_range)) {
+  if (!stream.whole_file_only()) {
     std::optional<column_stream> weights_stream;
     if (options.weights_path) {
       weights_stream.emplace(*options.weights_path, options.weights_dtype, std::vector<std::string>{},
@@ -60,9 +61,11 @@ int run(int argc, char** argv) {
         throw data_error("weights " + display_name(*options.weights_path) +
                          " is an image; only INPUT can be an image");
     }
+    column_stream* weights = weights_stream ? &*weights_stream : nullptr;
     std::string plot_file;
-    const std::string output = stream_histogram(options, stream, weights_stream ? &*weights_stream : nullptr,
-                                                backend, &plot_file);
+    const std::string output = options.csv_columns.size() == 2
+                                   ? histogram_2d(options, stream, weights, backend.kind)
+                                   : stream_histogram(options, stream, weights, backend, &plot_file);
     if (options.plot_path) write_output(plot_file, options.plot_path);
     write_output(output, options.output_path);
     std::fprintf(stderr, "ghist: %s\n", backend.describe().c_str());
@@ -81,12 +84,6 @@ int run(int argc, char** argv) {
       throw data_error("weights " + display_name(*options.weights_path) + " has " + std::to_string(weights.size()) +
                        " values but INPUT " + display_name(options.input) + " has " +
                        std::to_string(column_size(input.channels[0])));
-  }
-  if (input.channels.size() == 2 && options.csv_columns.size() == 2) {
-    const std::string output = histogram_2d(options, input, options.weights_path ? &weights : nullptr, backend.kind);
-    write_output(output, options.output_path);
-    std::fprintf(stderr, "ghist: %s\n", backend.describe().c_str());
-    return 0;
   }
   cli_options layout_options = options;
   if (input.image_maxval && !options.range && !options.bincount) {

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_error.hpp"
 #include "image_reader.hpp"
 #include "input_formats.hpp"
+#include "text_number.hpp"
 
 namespace ghist::cli {
 
@@ -73,6 +76,7 @@ column_stream::column_stream(const std::string& path, const std::optional<dtype>
 
 column_stream::~column_stream() {
   if (owned_ && file_) std::fclose(file_);
+  if (spool_file_) std::fclose(spool_file_);
 }
 
 sample_column column_stream::empty_column() const {
@@ -94,6 +98,7 @@ bool column_stream::fill(std::size_t want) {
     pending_.resize(old + got);
     bytes_read_ += got;
     if (got > 0) added = true;
+    if (spooling_ && got > 0) keep(pending_.data() + old, got);
     if (got < want - old) {
       if (std::ferror(file_)) throw data_error("cannot read " + display_name(path_) + ": " + std::strerror(errno));
       eof_ = true;
@@ -158,9 +163,56 @@ bool column_stream::next(std::vector<sample_column>& out) {
   return true;
 }
 
+// Why a spool, for the range of stdin taken from the data: stdin can be read only once, and the bins need the minimum
+// and maximum before the first sample is counted. Keeping the samples in memory would bound the input by host memory;
+// the spool bounds it by disk space instead, reads stdin once (taking the min/max on the way) and holds at most one
+// chunk in memory. Inputs of at most one chunk stay in memory, so small pipes never touch the disk.
+void column_stream::spool() {
+  if (spooling_) return;
+  spooling_ = true;
+  // Nothing has been consumed yet: the bytes read so far (a format's magic, a .npy header) are all in pending_.
+  keep(pending_.data(), pending_.size());
+}
+
+void column_stream::keep(const char* bytes, std::size_t n) {
+  if (!spool_file_ && spool_memory_.size() + n <= chunk_) {
+    spool_memory_.append(bytes, n);
+    return;
+  }
+  const char* env = std::getenv("TMPDIR");
+  const std::string dir = env && *env ? env : "/tmp";
+  auto fail = [&](const char* what) {
+    throw data_error(std::string("cannot ") + what + " a temporary copy of " + display_name(path_) + " in " +
+                     printable(dir) + ": " + std::strerror(errno) +
+                     " (it is needed to read the input twice when the range comes from the data: give --range, "
+                     "or set TMPDIR)");
+  };
+  if (!spool_file_) {
+    std::string name = dir + "/ghist-spool-XXXXXX";
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) fail("create");
+    ::unlink(name.c_str());  // nothing is left behind, even on a crash
+    spool_file_ = ::fdopen(fd, "w+b");
+    if (!spool_file_) {
+      ::close(fd);
+      fail("create");
+    }
+    if (!spool_memory_.empty() &&
+        std::fwrite(spool_memory_.data(), 1, spool_memory_.size(), spool_file_) != spool_memory_.size())
+      fail("write");
+    std::string().swap(spool_memory_);
+  }
+  if (n && std::fwrite(bytes, 1, n, spool_file_) != n) fail("write");
+}
+
 void column_stream::rewind() {
-  if (!seekable_ || std::fseek(file_, 0, SEEK_SET) != 0)
+  const bool from_spool = !seekable_ && spooling_;
+  if (from_spool) {
+    if (spool_file_ && (std::fflush(spool_file_) != 0 || std::fseek(spool_file_, 0, SEEK_SET) != 0))
+      throw data_error("cannot read back the temporary copy of " + display_name(path_) + ": " + std::strerror(errno));
+  } else if (!seekable_ || std::fseek(file_, 0, SEEK_SET) != 0) {
     throw data_error("cannot read " + display_name(path_) + " twice (not a regular file)");
+  }
   std::clearerr(file_);
   pending_.clear();
   eof_ = done_ = false;
@@ -169,6 +221,18 @@ void column_stream::rewind() {
   text_start_ = true;
   skip_ = header_bytes_;
   if (csv_) csv_.emplace(path_, csv_columns_, delimiter_, text_);
+  if (from_spool) {
+    spooling_ = false;  // the second read is of the copy; there is no third
+    if (spool_file_) {
+      if (owned_) std::fclose(file_);  // a named pipe; stdin is left open
+      file_ = spool_file_;             // closed by the destructor as spool_file_
+      owned_ = false;
+    } else {
+      pending_ = std::move(spool_memory_);  // all of it, at most one chunk: next() sees the end at once
+      bytes_read_ = pending_.size();
+      eof_ = true;
+    }
+  }
 }
 
 std::string column_stream::slurp() {

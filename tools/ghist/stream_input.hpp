@@ -36,13 +36,18 @@ class column_stream {
 
   /// The next chunk: one column (two for two CSV columns); false at the end. Checks the end (truncated record...).
   bool next(std::vector<sample_column>& out);
-  /// Back to the first value (seekable files only).
+  /// Keeps a copy of every byte read, from the start, so that rewind() works where the file cannot be read twice
+  /// (stdin, a pipe): in memory while the copy is at most one chunk, then in an unlinked temporary file in $TMPDIR
+  /// (else /tmp). Call before the first next(). Throws cli_error when the temporary file cannot be made or written.
+  void spool();
+  /// Back to the first value: seekable files, or once after spool() (the second read is of the copy).
   void rewind();
   /// Every byte of the file (the bytes already looked at and the rest).
   std::string slurp();
 
  private:
   bool fill(std::size_t want);  ///< reads until pending_ holds `want` bytes or the end; false when nothing was added
+  void keep(const char* bytes, std::size_t n);  ///< appends to the spool
   std::string path_;
   std::optional<dtype> type_;
   std::vector<std::string> csv_columns_;
@@ -59,6 +64,9 @@ class column_stream {
   std::optional<npy_header> npy_;
   std::optional<csv_column_reader> csv_;
   std::string pending_;
+  bool spooling_ = false;
+  std::string spool_memory_;          ///< the spool while it is at most one chunk
+  std::FILE* spool_file_ = nullptr;   ///< the spool once it is larger (unlinked: the system frees it at exit)
 };
 
 }  // namespace ghist::cli

@@ -10,7 +10,8 @@
 namespace ghist::cli {
 
 /// The output text (CSV, JSON or bars; the plot into *plot_file when --plot) of a 1-D histogram of `input`.
-/// Two passes over `input` when the range comes from the data. Throws cli_error; prints nothing.
+/// Two passes over `input` when the range comes from the data (the second of a spooled copy when `input` is not
+/// seekable). Throws cli_error; prints nothing.
 std::string stream_histogram(const cli_options& options, column_stream& input, column_stream* weights,
                              const backend_choice& backend, std::string* plot_file);
 
