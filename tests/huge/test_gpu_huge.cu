@@ -1,0 +1,127 @@
+// Huge histograms on the GPU against the CPU backend (issue 5 item 4): H = 1M+7 .. 100M bins, N both above and
+// below H, uniform, all-in-one-bin, Zipf-like, sorted (and out-of-range) inputs, auto and every forced strategy the
+// planner accepts for the shape (a refused one must throw ghist::error and leave dest alone), overwrite and
+// accumulate modes, an HDW count (int32 add of 1), a CAS operator (8-bit saturating add) and an HDW max.
+//
+// Sizes are chosen for total time (about 30-40 s on an H100, mostly host work on 400 MB bin arrays): N of a few
+// million, larger N only where they reach a code path (N > H at 16M bins, N > 64M for the partitioned strategy's
+// slices).
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ghist/detail/partition_layout.hpp"
+#include "huge_test_support.cuh"
+#include "parboil_data.hpp"
+
+namespace ghist_huge_test {
+namespace {
+
+using ghist_test::distribution;
+using ghist_test::fresh_seed;
+
+const std::vector<variant> all_variants = {v_auto, v_global, v_global_m1, v_part, v_part32, v_part256, v_part1024};
+const std::vector<variant> main_variants = {v_auto, v_global, v_part};
+
+/// HDW counting over int32 bins of each distribution.
+void counting(i64 H, i64 n, std::initializer_list<distribution> dists, const std::vector<variant>& variants,
+              bool* untouched) {
+  for (distribution d : dists) {
+    const std::uint64_t seed = fresh_seed();
+    std::mt19937_64 rng(seed);
+    const std::vector<std::int32_t> bins = ghist_test::make_bins(d, n, H, rng);
+    check_variants<ghist::plus<std::int32_t>>(std::string("count, ") + ghist_test::to_string(d), bins, H,
+                                              count_one{}, variants, seed, untouched);
+  }
+}
+
+/// An operator with values: 64-bit elements, the bin in the low word and a payload in the high word.
+template <class Op, class Fn>
+void valued(const char* name, i64 H, i64 n, std::initializer_list<distribution> dists,
+            const std::vector<variant>& variants, bool* untouched) {
+  for (distribution d : dists) {
+    const std::uint64_t seed = fresh_seed();
+    std::mt19937_64 rng(seed);
+    const std::vector<std::uint64_t> elements = ghist_test::make_elements(d, n, H, rng);
+    check_variants<Op>(std::string(name) + ", " + ghist_test::to_string(d), elements, H, Fn{}, variants, seed,
+                       untouched);
+  }
+}
+
+/// The partitioned strategy covers H up to ~59M int32 bins (1024 groups of shared memory); below 16M a forced
+/// partitioned plan with the planner's groups must be accepted, so that the tests above run it.
+void expect_partitioned_accepted(i64 n, i64 H) {
+  ghist::options opts;
+  opts.overrides.kind = ghist::strategy::partitioned;
+  auto plan = [&] { return ghist::plan_for_elements<ghist::plus<std::int32_t>, std::int32_t>(n, H, opts); };
+  EXPECT_NO_THROW(plan()) << "n=" << n << " H=" << H;
+}
+
+const auto uniform = distribution::uniform;
+const auto one_bin = distribution::one_bin;
+const auto zipf = distribution::zipf;
+const auto sorted = distribution::sorted;
+const auto out_of_range = distribution::out_of_range;
+
+TEST(HugeGpu, OneMillionPlus7Bins) {
+  const i64 H = 1'000'007;
+  bool untouched = true;
+  expect_partitioned_accepted(3'000'017, H);
+  counting(H, 3'000'017, {uniform, one_bin, zipf, sorted, out_of_range}, all_variants, &untouched);
+  counting(H, 400'009, {uniform, one_bin, zipf, sorted}, {v_auto, v_global, v_part, v_part1024}, &untouched);
+  valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 3'000'017, {uniform, one_bin, zipf},
+                                            {v_auto, v_global, v_part, v_part32}, &untouched);
+  valued<ghist::max<std::int32_t>, max_update>("max", H, 3'000'017, {uniform, zipf}, main_variants, &untouched);
+}
+
+TEST(HugeGpu, FourMillionBins) {
+  const i64 H = 1 << 22;
+  bool untouched = true;
+  expect_partitioned_accepted(6'000'000, H);
+  counting(H, 6'000'000, {uniform, one_bin, zipf, sorted}, all_variants, &untouched);
+  counting(H, 1'000'003, {uniform, sorted}, main_variants, &untouched);
+  valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 6'000'000, {uniform, one_bin},
+                                            {v_auto, v_global, v_part, v_part256}, &untouched);
+  valued<ghist::max<std::int32_t>, max_update>("max", H, 6'000'000, {uniform}, {v_auto, v_part}, &untouched);
+}
+
+// More inputs than one slice of the partitioned strategy's workspace: the slice loop runs twice.
+TEST(HugeGpu, FourMillionBinsTwoPartitionSlices) {
+  const i64 n = ghist::detail::partition_slice_tiles * ghist::detail::partition_tile + 5'000'011;
+  counting(1 << 22, n, {uniform}, {v_auto, v_part}, nullptr);
+}
+
+TEST(HugeGpu, SixteenMillionBins) {
+  const i64 H = 1 << 24;
+  bool untouched = true;
+  expect_partitioned_accepted(2'000'003, H);
+  expect_partitioned_accepted(20'000'000, H);
+  counting(H, 2'000'003, {uniform, one_bin, zipf, sorted}, all_variants, &untouched);
+  counting(H, 20'000'000, {uniform, one_bin}, {v_auto, v_global_m1, v_part}, &untouched);
+  valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 2'000'003, {uniform, one_bin, zipf}, main_variants,
+                                            &untouched);
+  valued<ghist::max<std::int32_t>, max_update>("max", H, 2'000'003, {zipf}, main_variants, &untouched);
+}
+
+TEST(HugeGpu, SixtyMillionBins) {
+  const i64 H = 60'000'000;  // just above what 1024 groups of int32 bins in 227 KiB of shared memory hold
+  bool untouched = true;
+  counting(H, 4'000'037, {uniform, one_bin, zipf, sorted}, {v_auto, v_global, v_global_m1, v_part, v_part1024},
+           &untouched);
+  valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 4'000'037, {uniform, one_bin}, main_variants, &untouched);
+}
+
+TEST(HugeGpu, HundredMillionBins) {
+  const i64 H = 100'000'000;
+  bool untouched = true;
+  counting(H, 4'000'037, {uniform, one_bin, zipf, sorted, out_of_range}, {v_auto, v_global, v_global_m1, v_part},
+           &untouched);
+  valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 4'000'037, {uniform, one_bin}, main_variants, &untouched);
+  valued<ghist::max<std::int32_t>, max_update>("max", H, 4'000'037, {zipf}, {v_auto, v_global}, &untouched);
+}
+
+}  // namespace
+}  // namespace ghist_huge_test

@@ -1,0 +1,156 @@
+// Huge histograms on the host (issue 5 item 4, no GPU): the planner's plans for H = 1M .. 100M bins on the H100
+// (valid shapes, and workspace bounded independently of the grid, unlike CUB's bins x blocks of cccl#912), forced
+// partitioned plans either valid or refused with a ghist::error naming the strategy, and the Parboil data the GPU
+// tests and benchmark read (sizes, and the expected file is min(255, count) of the input).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ghist/detail/partition_layout.hpp"
+#include "ghist/error.hpp"
+#include "ghist/plan.hpp"
+#include "parboil_data.hpp"
+
+namespace {
+
+using i64 = std::int64_t;
+
+const i64 huge_H[] = {1'000'007, 1'572'864, 1 << 22, 1 << 24, 60'000'000, 100'000'000};
+
+ghist::problem hdw_elements(i64 n, i64 H, std::size_t record_bytes) {
+  ghist::problem p;
+  p.n = n;
+  p.num_bins = H;
+  p.op_class = ghist::atomic_class::hdw;
+  p.race_factor = 1;
+  p.record_bytes = record_bytes;
+  return p;
+}
+
+// What any plan must satisfy: a partitioned plan's groups cover H, are at most max_partition_groups and fit the
+// opt-in shared memory.
+void expect_valid(const ghist::plan& pl, i64 H, const ghist::device_info& dev) {
+  SCOPED_TRACE(pl.to_string());
+  EXPECT_GE(pl.grid, 1);
+  EXPECT_GE(pl.block, 32);
+  if (pl.kind == ghist::strategy::partitioned) {
+    EXPECT_GE(pl.S, 1);
+    EXPECT_LE(pl.S, ghist::detail::max_partition_groups);
+    EXPECT_GE(i64{pl.S} * pl.H_chk, H);
+    EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
+  }
+}
+
+// The workspace must not grow with the grid (CUB's HistogramEven needs H x blocks counters: 55 GB at 28.8M bins,
+// cccl#912): at most one slice of input records plus a bounded table of group offsets, or L2-sized
+// sub-histograms in global memory.
+TEST(HugePlan, WorkspaceBoundedWhateverTheGrid) {
+  const ghist::device_info dev = ghist::device_info::h100_sxm();
+  const std::size_t slack = std::size_t{64} << 20;  // offsets table (<= 1025 x 8192 x 4 bytes) and small arrays
+  for (i64 n : {i64{4'000'037}, i64{50'000'000}, i64{200'000'000}})
+    for (std::size_t rec : {std::size_t{4}, std::size_t{8}})
+      for (i64 H : huge_H) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " H=" + std::to_string(H) + " record=" + std::to_string(rec));
+        const ghist::problem p = hdw_elements(n, H, rec);
+        const std::size_t records =
+            static_cast<std::size_t>(std::min<i64>(n, ghist::detail::partition_slice_tiles *
+                                                          ghist::detail::partition_tile)) * rec;
+        const ghist::plan automatic = ghist::make_plan(p, dev);
+        expect_valid(automatic, H, dev);
+        EXPECT_LE(automatic.temp_bytes, records + slack);
+        for (ghist::strategy kind : {ghist::strategy::global_memory, ghist::strategy::partitioned}) {
+          ghist::plan_overrides small, large;
+          small.kind = large.kind = kind;
+          small.grid = dev.sm_count;
+          large.grid = 64 * dev.sm_count;
+          try {
+            const ghist::plan a = ghist::make_plan(p, dev, small), b = ghist::make_plan(p, dev, large);
+            expect_valid(a, H, dev);
+            expect_valid(b, H, dev);
+            EXPECT_EQ(a.temp_bytes, b.temp_bytes) << ghist::to_string(kind);
+            EXPECT_LE(b.temp_bytes, records + slack) << ghist::to_string(kind);
+          } catch (const ghist::error& e) {
+            // Only the partitioned strategy may refuse a huge H (its groups must fit shared memory).
+            EXPECT_EQ(kind, ghist::strategy::partitioned) << e.what();
+            EXPECT_NE(std::string(e.what()).find("partitioned"), std::string::npos) << e.what();
+          }
+        }
+      }
+}
+
+// Forced partitioned plans with a given number of groups: valid, or a ghist::error naming the strategy (a group
+// of H / S int32 bins larger than the opt-in shared memory cannot be histogrammed in one block).
+TEST(HugePlan, ForcedGroupsValidOrRefusedClearly) {
+  const ghist::device_info dev = ghist::device_info::h100_sxm();
+  for (i64 H : huge_H)
+    for (int S : {0, 32, 64, 256, 1024}) {
+      SCOPED_TRACE("H=" + std::to_string(H) + " S=" + std::to_string(S));
+      ghist::plan_overrides o;
+      o.kind = ghist::strategy::partitioned;
+      o.S = S;
+      const bool fits = S == 0 || static_cast<std::size_t>((H + S - 1) / S) * 4 <= dev.shared_per_block_optin;
+      try {
+        const ghist::plan pl = ghist::make_plan(hdw_elements(50'000'000, H, 4), dev, o);
+        expect_valid(pl, H, dev);
+        EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+        if (S > 0) EXPECT_EQ(pl.S, S);
+      } catch (const ghist::error& e) {
+        EXPECT_NE(std::string(e.what()).find("partitioned"), std::string::npos) << e.what();
+        EXPECT_FALSE(fits && H <= 16 * 1024 * 1024) << "refused a shape that fits: " << e.what();
+      }
+    }
+}
+
+// The issue's range 1.5M .. 16M bins at N = 50M is the partitioned strategy's (one radix pass, then shared memory),
+// and H > N (more bins than inputs) never takes shared memory, which would initialise and merge H bins per block.
+TEST(HugePlan, AutoTakesPartitionedFor1_5MTo16MBins) {
+  const ghist::device_info dev = ghist::device_info::h100_sxm();
+  for (i64 H : {i64{1'572'864}, i64{1} << 22, i64{1} << 24}) {
+    const ghist::plan pl = ghist::make_plan(hdw_elements(50'000'000, H, 4), dev);
+    EXPECT_EQ(pl.kind, ghist::strategy::partitioned) << "H=" << H << ": " << pl.to_string();
+  }
+  for (i64 H : huge_H) {
+    const ghist::plan pl = ghist::make_plan(hdw_elements(H / 4, H, 4), dev);
+    EXPECT_NE(pl.kind, ghist::strategy::shared_memory) << "H=" << H << ": " << pl.to_string();
+  }
+}
+
+TEST(HugeParboil, DataLoadsAndExpectedIsSaturatedCount) {
+  const ghist_huge::parboil_histo p = ghist_huge::load_parboil_histo(GHIST_TEST_DATA_DIR);
+  ASSERT_EQ(p.bins.size(), ghist_huge::parboil_histo::num_inputs);
+  ASSERT_EQ(p.expected.size(), static_cast<std::size_t>(ghist_huge::parboil_histo::num_bins));
+  std::vector<std::uint32_t> count(p.expected.size(), 0);
+  for (std::int32_t b : p.bins) {
+    ASSERT_GE(b, 0);
+    ASSERT_LT(b, ghist_huge::parboil_histo::num_bins);
+    ++count[static_cast<std::size_t>(b)];
+  }
+  std::int64_t saturated = 0, mismatches = 0;
+  for (std::size_t b = 0; b < count.size(); ++b) {
+    saturated += count[b] > 255;
+    mismatches += p.expected[b] != std::min<std::uint32_t>(255, count[b]);
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_GT(saturated, 0) << "the saturating operator must matter on this data";
+  // The operator folds the same way.
+  const ghist_huge::sat8_add op;
+  EXPECT_EQ(op(200, 100), 255u);
+  EXPECT_EQ(op(254, 1), 255u);
+  EXPECT_EQ(op(ghist_huge::sat8_add::identity(), 7), 7u);
+}
+
+TEST(HugeParboil, MissingFileIsAClearError) {
+  try {
+    (void)ghist_huge::load_parboil_histo("/nonexistent-ghist-dir");
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-ghist-dir/parboil-histo-default.bins.i32.gz"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
