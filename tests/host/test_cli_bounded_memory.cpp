@@ -155,6 +155,37 @@ TEST(CliBounded, TwoDimensionalErrorsInLaterChunks) {
                1, {"299 values", "has 300"}, p.csv);
 }
 
+// With the default backend too (the GPU when there is one: scripts/gpu_check.sh runs these on it): many chunks of
+// 2-D keys and of spooled stdin accumulate into the CPU's one-chunk answer.
+class CliBoundedBackends : public CliBackendTest {};
+
+INSTANTIATE_TEST_SUITE_P(Backends, CliBoundedBackends, ::testing::Values("cpu", "auto"));
+
+TEST_P(CliBoundedBackends, ManyChunksEqualTheCpuInOneChunk) {
+  pairs p = make_pairs(2000);
+  temp_file csv(p.csv), w(p.weights);
+  for (const char* op : {"count", "sum", "min", "max"}) {
+    SCOPED_TRACE(op);
+    std::vector<std::string> args = {"--csv-column", "x", "--csv-column2", "y", "--bins", "6", "--bins2", "5",
+                                     "--op", op};
+    if (std::string(op) != "count") args.insert(args.end(), {"--weights", w.path()});
+    std::vector<std::string> ref_args = args;
+    ref_args.insert(ref_args.begin(), {"--backend", "cpu", "--chunk-bytes", "1G"});
+    ref_args.push_back(csv.path());
+    run_result ref = run_ghist(ref_args);
+    ASSERT_EQ(ref.status, 0) << ref.err;
+    args.insert(args.begin(), {"--chunk-bytes", "1K"});
+    std::vector<std::string> from_file = args, from_stdin = args;
+    from_file.push_back(csv.path());
+    from_stdin.push_back("-");
+    EXPECT_EQ(ok(from_file), ref.out);
+    EXPECT_EQ(ok(from_stdin, p.csv), ref.out);
+  }
+  run_result ref = run_ghist({"--backend", "cpu", "--bins", "9", w.path()});
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  EXPECT_EQ(ok({"--chunk-bytes", "1K", "--bins", "9", "-"}, p.weights), ref.out);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // stdin with the range from the data: one read of stdin, the second pass over a copy.
 

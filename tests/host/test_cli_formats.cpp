@@ -485,6 +485,41 @@ TEST(CliOutputs, ProgressBarOnlyOnATerminalAfterASecond) {
   EXPECT_EQ(seen.find("ghist: read"), std::string::npos) << seen;
 }
 
+// The commands of README.md's "The command line" on examples/data (all but the one on a file of the reader's).
+TEST_P(CliFormats, ReadmeCommandsOnTheExampleData) {
+  const std::string dir = GHIST_EXAMPLES_DIR "/data/";
+  auto column_sum = [](const std::string& csv) {
+    std::uint64_t total = 0;
+    std::size_t at = csv.find('\n') + 1;  // after the header
+    while (at < csv.size()) {
+      const std::size_t end = csv.find('\n', at);
+      total += std::stoull(csv.substr(csv.rfind(',', end) + 1, end - csv.rfind(',', end) - 1));
+      at = end + 1;
+    }
+    return total;
+  };
+  std::string out = ok({"--bins", "50", "--range", "-5:5", dir + "samples.txt"});
+  EXPECT_EQ(out.rfind(header, 0), 0u);
+  EXPECT_EQ(count_lines(out), 51);
+  out = ok({"--dtype", "int32", "--bincount", "--weights", dir + "weights.f64", "--op", "max", dir + "keys.i32"});
+  EXPECT_EQ(count_lines(out), 17);
+  out = ok({"--csv-column", "height_cm", dir + "people.csv"});
+  EXPECT_EQ(column_sum(out), 200u);  // 200 people
+  out = ok({"--csv-column", "height_cm", "--bars", dir + "people.csv"});
+  EXPECT_EQ(count_lines(out), 10);
+  out = ok({"--csv-column", "height_cm", "--csv-column2", "weight_kg", "--bins", "4", "--bins2", "3",
+            dir + "people.csv"});  // the 2-D example of --help
+  EXPECT_EQ(count_lines(out), 13);
+  EXPECT_EQ(column_sum(out), 200u);
+  temp_file plot;
+  const std::string svg = plot.path() + ".svg";
+  out = ok({"--bins", "8", "--plot", svg, dir + "gradient.ppm"});
+  EXPECT_EQ(out.rfind("bin,lower,upper,r,g,b\n", 0), 0u) << out;
+  EXPECT_EQ(count_lines(out), 9);
+  EXPECT_NE(read_file(svg).find("<svg"), std::string::npos);
+  std::remove(svg.c_str());
+}
+
 TEST(CliFormatErrors, OutputOptions) {
   temp_file in("1\n");
   expect_error({"--format", "xml", in.path()}, 2, {"unknown --format 'xml'"});
