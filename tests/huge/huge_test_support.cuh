@@ -83,6 +83,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
 
   ghist_test::device_buffer<In> d_in(input);
   ghist_test::device_buffer<T> d_hist(static_cast<std::size_t>(H));
+  ghist_test::device_buffer<T> d_initial(initial);  // accumulate runs start from a device-to-device copy
   const std::size_t hist_bytes = static_cast<std::size_t>(H) * sizeof(T);
   std::vector<T> got(static_cast<std::size_t>(H));
   for (const variant& v : variants) {
@@ -122,7 +123,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
       }
 
       if (how == ghist::mode::accumulate) {
-        CUDA_OK(cudaMemcpy(d_hist.get(), initial.data(), hist_bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(d_hist.get(), d_initial.get(), hist_bytes, cudaMemcpyDeviceToDevice));
       } else {
         CUDA_OK(cudaMemset(d_hist.get(), 0xa7, hist_bytes));  // garbage that overwrite mode must replace
       }
