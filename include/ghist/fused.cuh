@@ -99,7 +99,7 @@ void run_fused(const Source& src, std::int64_t n, const std::tuple<histogram_tar
 /// ..., bin_update<T_k>>, T_j = Ops_j::value_type; targets: std::tuple<histogram_target<Ops_j>...> with device
 /// destinations (make_target and std::make_tuple build it). opts.how applies to every target; opts.overrides may
 /// force the strategy (kind), M, block and grid (S must be 0 or 1). Asynchronous on `stream`; temporaries (the lock
-/// class's per-bin locks) from cudaMallocAsync unless opts.scratch is given. Throws ghist::error naming the argument,
+/// class's per-bin locks) from ghist's memory pool unless opts.scratch is given. Throws ghist::error naming the argument,
 /// before anything is enqueued (every dest untouched): n < 0, input null or not device memory with n > 0, a target
 /// with num_bins <= 0 or a null, host or too small dest ("targets[1].dest"), an override that cannot work, a
 /// workspace too small. The destinations must not overlap.

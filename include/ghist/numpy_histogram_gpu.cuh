@@ -29,6 +29,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/workspace_pool.hpp"
 #include "ghist/detail/validate.hpp"
 #include "ghist/error.hpp"
 #include "ghist/generalized_histogram.cuh"
@@ -100,13 +101,13 @@ struct extrema_fn {
   }
 };
 
-/// Device scratch that frees itself (stream-ordered).
+/// Device scratch from ghist's pool that frees itself (stream-ordered).
 template <class T>
 struct device_array {
   T* ptr = nullptr;
   cudaStream_t stream;
   device_array(std::size_t count, cudaStream_t s) : stream(s) {
-    GHIST_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), s));
+    ptr = static_cast<T*>(ghist::detail::workspace_malloc_async(count * sizeof(T), s));
   }
   ~device_array() { (void)cudaFreeAsync(ptr, stream); }
   device_array(const device_array&) = delete;

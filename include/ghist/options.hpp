@@ -11,12 +11,20 @@ namespace ghist {
 /// accumulate: dest[b] = dest[b] (+) updates to b; dest must hold valid values on entry.
 enum class mode { overwrite, accumulate };
 
-/// Caller-provided device scratch memory; when empty, ghist takes temporaries from the stream-ordered allocator
-/// (cudaMallocAsync on the call's stream). Ask plan_for / workspace_bytes how much a call needs.
+/// Caller-provided device scratch memory; when empty, ghist takes temporaries from its own stream-ordered memory
+/// pool on the current device (cudaMallocFromPoolAsync on the call's stream), which keeps the memory between calls
+/// so that the next call does not map it again. Ask plan_for / workspace_bytes how much a call needs.
 struct workspace {
   void* data = nullptr;
   std::size_t bytes = 0;
 };
+
+/// Device memory that ghist's pool on the current device holds now (in use or cached for the next call).
+std::size_t cached_workspace_bytes();
+
+/// Waits for the current device (cudaDeviceSynchronize), then gives the cached memory of ghist's pool on it back
+/// to the driver. Memory that calls without options.scratch allocate is otherwise kept until the process ends.
+void release_cached_workspace();
 
 struct options {
   mode how = mode::overwrite;

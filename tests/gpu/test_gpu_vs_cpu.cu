@@ -340,6 +340,21 @@ TEST(GpuVsCpu, PartitionedPlan) {
                ghist::error);
 }
 
+// Calls without options.scratch take their workspace from ghist's pool, which keeps it for the next call (no
+// mapping again: ~180 us per call for a 200 MB workspace on the H100) until release_cached_workspace().
+TEST(GpuVsCpu, WorkspacePoolKeepsMemoryUntilReleased) {
+  ghist::release_cached_workspace();
+  EXPECT_EQ(ghist::cached_workspace_bytes(), 0u);
+  const test_case c{distribution::uniform, (1 << 22) + 5, 196608, ghist::strategy::partitioned,
+                    ghist::mode::overwrite};
+  check_against_cpu<ghist::plus<std::uint32_t>>(c);
+  GHIST_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_GE(ghist::cached_workspace_bytes(), std::size_t{4} << 22) << "the records of every input stay cached";
+  ghist::release_cached_workspace();
+  EXPECT_EQ(ghist::cached_workspace_bytes(), 0u);
+  check_against_cpu<ghist::plus<std::uint32_t>>(c);  // and the pool still serves after a release
+}
+
 struct index_mod_1000 {
   __device__ ghist::bin_update<std::uint32_t> operator()(std::int64_t i) const { return {i % 1000, 1u}; }
 };

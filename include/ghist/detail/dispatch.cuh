@@ -18,6 +18,7 @@
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/race_factor.cuh"
 #include "ghist/detail/validate.hpp"
+#include "ghist/detail/workspace_pool.hpp"
 #include "ghist/device_info.hpp"
 #include "ghist/error.hpp"
 #include "ghist/options.hpp"
@@ -35,7 +36,8 @@ inline int fill_grid(std::int64_t count) {
 
 inline std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-/// The caller's workspace, or stream-ordered temporaries freed on the same stream when the call returns.
+/// The caller's workspace, or stream-ordered temporaries from ghist's pool (workspace_pool.hpp), freed on the same
+/// stream when the call returns.
 class scratch_space {
  public:
   scratch_space(const workspace& user, cudaStream_t stream) : user_(user), stream_(stream) {}
@@ -52,7 +54,7 @@ class scratch_space {
       if (owned_ != nullptr) GHIST_CUDA_CHECK(cudaFreeAsync(owned_, stream_));
       owned_ = nullptr;
       owned_bytes_ = 0;
-      GHIST_CUDA_CHECK(cudaMallocAsync(&owned_, bytes, stream_));
+      owned_ = workspace_malloc_async(bytes, stream_);
       owned_bytes_ = bytes;
     }
     return owned_;
@@ -167,9 +169,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
 
     auto partition = partition_kernel<In, BinFn>;
     auto histogram = group_histogram_kernel<In, BinFn, Op>;
-    const std::size_t partition_shared =
-        static_cast<std::size_t>(partition_tile) * sizeof(In) +
-        (2 * max_partition_groups + 1 + partition_block / 32) * sizeof(unsigned);
+    const std::size_t partition_shared = partition_shared_bytes<In>();
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(partition, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(partition_shared)));
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,

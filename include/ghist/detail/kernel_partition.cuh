@@ -16,6 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda_pipeline_primitives.h>
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
@@ -74,58 +77,117 @@ __device__ __forceinline__ void block_exclusive_scan(const unsigned* counts, uns
   if (t == partition_block - 1) offsets[count] = before + a + b;
 }
 
-/// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice).
+/// Whether pass 1 double-buffers its tiles through asynchronous copies (cp.async) into shared memory: 4-byte
+/// records, whose two input buffers and staging buffer (96 KiB) still leave two blocks per SM.
+template <class In>
+inline constexpr bool partition_pipelined = sizeof(In) == 4 && alignof(In) == 4;
+
+/// Pass 1's dynamic shared memory: staging (and, pipelined, two input buffers) and the group counts and starts.
+template <class In>
+constexpr std::size_t partition_shared_bytes() {
+  return static_cast<std::size_t>(partition_tile) * sizeof(In) * (partition_pipelined<In> ? 3 : 1) +
+         (2 * max_partition_groups + 1 + partition_block / 32) * sizeof(unsigned);
+}
+
+/// Pipelined pass 1: starts the copy of tile `tile` (in_tile elements) into `buffer`; 16-byte copies when the input
+/// is 16-byte aligned (tiles are multiples of 16 bytes), else one per element.
+template <class In>
+__device__ __forceinline__ void prefetch_tile(const In* input, std::int64_t tile, std::int64_t in_tile, In* buffer) {
+  const In* src = input + tile * partition_tile;
+  if (reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && in_tile == partition_tile) {
+    constexpr int per_vector = 16 / sizeof(In);
+    for (int v = threadIdx.x; v < partition_tile / per_vector; v += partition_block)
+      __pipeline_memcpy_async(buffer + v * per_vector, src + v * per_vector, 16);
+  } else {
+    for (int i = threadIdx.x; i < in_tile; i += partition_block) __pipeline_memcpy_async(buffer + i, src + i, sizeof(In));
+  }
+  __pipeline_commit();
+}
+
+/// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice). For 4-byte inputs
+/// (partition_pipelined) the next tile's copy into shared memory runs while this one is ranked and written, so that
+/// loads stay in flight through the tile's barriers (H100, HDW H = 196608, 32 groups: 208 -> 200 us; then
+/// instruction issue bounds it, see the ranking below: 149 us, against 143 us for reading and writing 200 MB).
 template <class In, class BinFn>
 __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm) partition_kernel(const In* input, std::int64_t n, BinFn f,
                                                                     std::int64_t num_bins, group_divider group_of,
                                                                     int groups, In* records, unsigned* offsets,
                                                                     std::int64_t slice_tiles,
                                                                     unsigned long long* totals) {
+  constexpr bool pipelined = partition_pipelined<In>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   In* staging = reinterpret_cast<In*>(shared_bytes);
-  unsigned* counts = reinterpret_cast<unsigned*>(shared_bytes + partition_tile * sizeof(In));
+  In* buffers = staging + partition_tile;  // pipelined: two tiles of input
+  unsigned* counts = reinterpret_cast<unsigned*>(shared_bytes + partition_tile * sizeof(In) * (pipelined ? 3 : 1));
   unsigned* starts = counts + max_partition_groups;            // groups + 1
   unsigned* warp_sums = starts + max_partition_groups + 1;     // partition_block / 32
   const int lane = threadIdx.x % 32;
   const std::int64_t tiles = (n + partition_tile - 1) / partition_tile;
+  auto tile_size = [&](std::int64_t t) { return n - t * partition_tile < partition_tile ? n - t * partition_tile : partition_tile; };
+  if constexpr (pipelined)
+    if (blockIdx.x < tiles) prefetch_tile(input, blockIdx.x, tile_size(blockIdx.x), buffers);
 
-  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const std::int64_t base = tile * partition_tile;
-    const std::int64_t in_tile = n - base < partition_tile ? n - base : partition_tile;
+  int parity = 0;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, parity ^= 1) {
+    const std::int64_t in_tile = tile_size(tile);
     for (int g = threadIdx.x; g < groups; g += partition_block) counts[g] = 0;
+    if constexpr (pipelined) {
+      // The other buffer was last read before the previous tile's final barrier: start the next tile's copy there.
+      const std::int64_t next = tile + gridDim.x;
+      if (next < tiles) prefetch_tile(input, next, tile_size(next), buffers + (parity ^ 1) * partition_tile);
+      else __pipeline_commit();  // an empty group keeps "all but the newest group" meaning this tile's copy
+      __pipeline_wait_prior(1);
+    }
     __syncthreads();
-
-    // Input j of this thread is tile element j * partition_block + threadIdx.x: each load instruction of a warp
-    // reads consecutive elements, and all partition_items loads are issued before the first is used.
+    // Input j of this thread is tile element j * partition_block + threadIdx.x (each load instruction of a warp
+    // reads consecutive elements). Its slot: its group and its rank within the group in this tile, packed into one
+    // register (-1: dropped). (Ranking a warp's inputs with one ballot per bit of the group, a multisplit without
+    // atomics, was slower on the H100: 295 us against 206 us for pass 1 at 32 groups; votes and shuffles issue
+    // slower than ATOMS.) Pass 1 is bound by instruction issue, so whole tiles (all but a slice's last) are
+    // compiled without the per-input bounds checks.
     In x[partition_items];
-#pragma unroll
-    for (int j = 0; j < partition_items; ++j) {
-      const std::int64_t i = std::int64_t{j} * partition_block + threadIdx.x;
-      if (i < in_tile) x[j] = input[base + i];
-    }
-    // Each input's group and its rank within the group in this tile, packed into one register (-1: dropped).
-    // (Ranking a warp's inputs with one ballot per bit of the group, a multisplit without atomics, was slower on
-    // the H100: 295 us against 206 us for pass 1 at 32 groups; votes and shuffles issue slower than ATOMS.)
     int slot[partition_items];
+    auto load_and_rank = [&](auto whole_tile) {
+      constexpr bool whole = decltype(whole_tile)::value;
+      const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
 #pragma unroll
-    for (int j = 0; j < partition_items; ++j) {
-      const std::int64_t i = std::int64_t{j} * partition_block + threadIdx.x;
-      int group = -1;
-      if (i < in_tile) {
-        const std::int64_t bin = f(x[j]).bin;
-        if (bin >= 0 && bin < num_bins) group = static_cast<int>(group_of(static_cast<std::uint32_t>(bin)));
+      for (int j = 0; j < partition_items; ++j) {
+        const int i = j * partition_block + threadIdx.x;
+        if (whole || i < in_tile) x[j] = tile_input[i];  // all loads issued before the first is used
       }
-      // A warp whose inputs all fall in one group (skewed or sorted input) takes its ranks with one atomic.
-      const int first = __shfl_sync(0xffffffffu, group, 0);
-      unsigned rank = 0;
-      if (__all_sync(0xffffffffu, group == first && first >= 0)) {
-        if (lane == 0) rank = atomicAdd(&counts[first], 32u);
-        rank = __shfl_sync(0xffffffffu, rank, 0) + lane;
-      } else if (group >= 0) {
-        rank = atomicAdd(&counts[group], 1u);
+#pragma unroll
+      for (int j = 0; j < partition_items; ++j) {
+        const int i = j * partition_block + threadIdx.x;
+        int group = -1;
+        if (whole || i < in_tile) {
+          const std::int64_t bin = f(x[j]).bin;
+          if (static_cast<std::uint64_t>(bin) < static_cast<std::uint64_t>(num_bins))  // 0 <= bin < num_bins
+            group = static_cast<int>(group_of(static_cast<std::uint32_t>(bin)));
+        }
+        slot[j] = group;
       }
-      slot[j] = group < 0 ? -1 : (group << partition_rank_bits) | static_cast<int>(rank);
-    }
+      // A warp whose inputs of the tile all fall in one group (skewed or sorted input) takes its ranks with one
+      // atomic. (Checked once per tile, not per load: a per-load check cost 6 of pass 1's 60 instructions per input.)
+      const int first = __shfl_sync(0xffffffffu, slot[0], 0);
+      bool same = first >= 0;
+#pragma unroll
+      for (int j = 0; j < partition_items; ++j) same = same && slot[j] == first;
+      if (__all_sync(0xffffffffu, same)) {
+        unsigned base = 0;
+        if (lane == 0) base = atomicAdd(&counts[first], 32u * partition_items);
+        base = __shfl_sync(0xffffffffu, base, 0) + lane;
+#pragma unroll
+        for (int j = 0; j < partition_items; ++j)
+          slot[j] = (first << partition_rank_bits) | static_cast<int>(base + 32u * j);
+      } else {
+#pragma unroll
+        for (int j = 0; j < partition_items; ++j)
+          if (slot[j] >= 0)
+            slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[slot[j]], 1u));
+      }
+    };
+    if (in_tile == partition_tile) load_and_rank(std::true_type{});
+    else load_and_rank(std::false_type{});
     __syncthreads();
     block_exclusive_scan(counts, starts, groups, warp_sums);
     __syncthreads();
@@ -139,7 +201,13 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     __syncthreads();
     const int kept = static_cast<int>(starts[groups]);
     In* out = records + tile * partition_tile;
-    for (int i = threadIdx.x; i < kept; i += partition_block) out[i] = staging[i];
+    int copied = 0;
+    if constexpr (pipelined) {  // whole 16-byte vectors (records and staging are 16-byte aligned), then the rest
+      copied = kept / 4 * 4;
+      for (int v = threadIdx.x; v < kept / 4; v += partition_block)
+        reinterpret_cast<uint4*>(out)[v] = reinterpret_cast<const uint4*>(staging)[v];
+    }
+    for (int i = copied + threadIdx.x; i < kept; i += partition_block) out[i] = staging[i];
     __syncthreads();
   }
 }
@@ -210,7 +278,7 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   T* sub = subs + (warp % M) * stride;
   int* sub_locks = xcg ? locks + (warp % M) * stride : nullptr;
-  auto update = [&](std::int64_t b, const T& v) {
+  auto update = [&](auto b, const T& v) {
     atomic_update<memory_level::shared>(op, sub + b, v, xcg ? sub_locks + b : nullptr);
   };
   const unsigned* first = offsets + std::int64_t{g} * slice_tiles;
@@ -225,7 +293,9 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
     const unsigned end = has_tile ? next[tile] : 0u;
     auto visit = [&](const In& x) {
       const bin_update<T> u = f(x);
-      const std::int64_t b = u.bin - lo;  // in [0, len): the first pass kept only this group's inputs here
+      // In [0, len): the first pass kept only this group's inputs here. 32-bit arithmetic (bins are below 2^31):
+      // this pass too is bound by instruction issue.
+      const int b = static_cast<int>(u.bin) - static_cast<int>(lo);
       if constexpr (!use_warp_aggregation<Op, memory_level::shared>) update(b, u.value);
       else warp_aggregated_update(op, b, len, u.value, update);
     };
@@ -250,14 +320,17 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
 #pragma unroll
         for (int r = 0; r < rounds; ++r)
           if (b0[u] + lane + 32 * r < e0[u]) visit(x[u][r]);
-        // Long runs (skewed input: a whole tile in one group): four loads in flight at a time.
-        for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += 4 * 32) {
-          In y[4];
+        // The rest of long runs (a group's share of a tile is ~256 records at 32 groups; skewed input: a whole
+        // tile), four loads in flight at a time (H100, H = 196608, 64 groups: 142 us; 8 loads 160 us, 16 loads
+        // 239 us: the guarded loads cost more instructions than the latency they hide).
+        constexpr int loads = 4;
+        for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32) {
+          In y[loads];
 #pragma unroll
-          for (int q = 0; q < 4; ++q)
+          for (int q = 0; q < loads; ++q)
             if (i + 32 * q < e0[u]) y[q] = run[u][i + 32 * q];
 #pragma unroll
-          for (int q = 0; q < 4; ++q)
+          for (int q = 0; q < loads; ++q)
             if (i + 32 * q < e0[u]) visit(y[q]);
         }
       }
