@@ -292,8 +292,8 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 // The partitioned strategy (seed 003's idea as one radix pass; kernels in detail/kernel_partition.cuh): the first
 // pass groups each tile of inputs by bin range, the second histograms each group in shared memory with blocks
 // shared out in proportion to the group's inputs, so a skewed input spreads over every SM.
-//   * Groups: few (planner_constants::partition_groups, 32), so that a tile's share of a group is a run of a few
-//     hundred records that the second pass reads whole. On the lent H100 (2026-11-21, N = 50M, seed 000's input,
+//   * Groups: few (planner_constants::partition_groups, 32; for hdw 16 or more, below), so that a tile's share
+//     of a group is a run of a few hundred records that the second pass reads whole. On the lent H100 (2026-11-21, N = 50M, seed 000's input,
 //     hdw, H = 196608 / 1572864) 32 groups took 365 / 446 us, 96 groups 410 / 534, 264 groups (one second-pass
 //     block per group, merged without atomics) 540 / 550: the run length outweighs the atomic merges. Groups are
 //     no larger than the opt-in shared memory (more groups then), at most max_partition_groups (larger groups
@@ -329,12 +329,16 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // and xcg classes: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
     // holds M copies to spread the hot bins (lent H100, 2026-11-21, xcg H = 1572864: 82 groups of 19370 bins, one
     // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms).
-    // hdw: groups small enough for two second-pass blocks per SM while that takes at most twice the groups
-    // (H = 1572864: 32 groups of 49152 bins, one block per SM, 437 us; 64 groups 380 us; lent H100, 2026-11-22);
-    // beyond, larger groups (shorter runs cost more than the lost block).
+    // hdw: at least k.partition_groups_hdw groups, small enough for two second-pass blocks per SM while that
+    // takes at most twice k.partition_groups; beyond, larger groups (shorter runs cost more than the lost block).
+    // Lent H100, 2026-11-22, N = 50M uniform, median us for 16 / 24 / 32 / 48 / 64 groups:
+    //   H = 196608: 286 / 302 / 296 / 304 / 310;   H = 393216: 289 / 305 / 298 / 304 / 313;
+    //   H = 786432: 360 / 382 (one block per SM) / 302 / 308 / 315;   H = 1572864: 32 groups 375, 48 431 (one
+    //   block per SM), 64 315. Fewer groups make longer runs but more merges (blocks x bins per group).
     const bool contended_class = p.op_class != atomic_class::hdw;
-    group_bins = ceil_div(H, contended_class && race_factor_used(p) > 8 ? k.partition_groups_contended
-                                                                        : k.partition_groups);
+    group_bins = ceil_div(H, !contended_class              ? k.partition_groups_hdw
+                             : race_factor_used(p) > 8 ? k.partition_groups_contended
+                                                       : k.partition_groups);
     const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(usable / el));
     const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};
     const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);

@@ -93,7 +93,8 @@ struct planner_constants {
   int max_shared_passes_xcg = 6;
   /// partitioned: the number of groups it aims for, and the largest RF at which it replaces global memory for the
   /// cas class (see src/planner.cpp for the measurements).
-  int partition_groups = 32;
+  int partition_groups = 32;             ///< for cas and xcg with RF <= 8
+  int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 384;  ///< for cas and xcg with RF > 8
   double partition_max_rf_cas = 8.0;
 };

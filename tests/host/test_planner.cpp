@@ -627,8 +627,8 @@ TEST(DeviceInfo, Query) {
 
 namespace {
 
-// The partitioned strategy (src/planner.cpp's partition_plan): about 32 groups, none larger than the opt-in shared
-// memory, M copies per block for cas and xcg; only element inputs; auto takes it in place of global memory except
+// The partitioned strategy (src/planner.cpp's partition_plan): about 32 groups (hdw: 16 or more, for two blocks per
+// SM), none larger than the opt-in shared memory, M copies per block for cas and xcg; only element inputs; auto takes it in place of global memory except
 // for cas with RF > 8.
 TEST(PlannerH100, Partitioned) {
   const device_info dev = device_info::h100_sxm();
@@ -655,8 +655,13 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.S, 289);
   p.num_bins = 196608;
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 6144);
-  EXPECT_EQ(pl.grid, 264);     // 24 KiB per block: two blocks per SM
+  EXPECT_EQ(pl.H_chk, 12288);  // hdw: 16 groups
+  EXPECT_EQ(pl.grid, 264);     // 48 KiB per block: two blocks per SM
+  p.num_bins = 786432;         // 16 groups of 192 KiB would leave one block per SM: 28 groups of 113 KiB
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 28928);
+  EXPECT_EQ(pl.S, 28);
+  EXPECT_EQ(pl.grid, 264);
   p.num_bins = 1572864;
   forced.S = 1000;
   pl = ghist::make_plan(p, dev, forced);
