@@ -16,6 +16,11 @@
 // own formula, so they equal CUB's. Details and where ghist deliberately differs from CUB (its bugs
 // NVIDIA/cccl#10975, #10976, #11121, NVIDIA/cub#619): detail/cub_compat/even_transform.hpp and range_transform.hpp.
 //
+// Speed: uint8 and int8 samples behind a pointer (one channel, or 2 to 4 interleaved channels such as RGBA) run on
+// the byte kernels whatever the levels: the 256 raw byte values are counted, then folded into the bins through a
+// table made with the same bin arithmetic as every other path (detail/cub_compat/byte_path.cuh says which layouts
+// qualify). Every other call runs on ghist's generic engine.
+//
 // Types: SampleT (the value type of SampleIteratorT, a pointer or any random-access iterator usable on the device)
 // int8..int64, uint8..uint64, __half, __nv_bfloat16, float, double; CounterT int32, uint32, int64 (CUB cannot),
 // uint64; OffsetT any integer type (64-bit counts work); LevelT any type with a common type with SampleT.

@@ -13,9 +13,10 @@ namespace ghist::detail::bytes {
 inline constexpr int byte_values = 256;
 inline constexpr int vector_bytes = 16;
 
-/// Bin of each raw byte value, or -1; passed by value as a kernel parameter.
+/// Bin of each raw byte value, or -1; passed by value as a kernel parameter (1 KiB). 32-bit entries: the
+/// CUB-compatible API maps bytes into up to 2^31 - 1 bins.
 struct byte_bin_map {
-  std::int16_t bin[byte_values];
+  std::int32_t bin[byte_values];
 };
 
 /// One launch's share of the input. The kernels count raw byte values; binning happens in finish_if_last.
@@ -27,14 +28,18 @@ struct byte_job {
   const std::uint8_t* tail = nullptr;
   int tail_bytes = 0;
   unsigned long long* totals = nullptr;  ///< 256 counts, added to with atomics (zeroed before the first launch)
-  // The fold into the caller's bins, by the last block of the last launch (finish == false in earlier launches).
-  bool finish = false;
+  // The fold into the caller's bins, by the last block of the last launch of a job with finish set (a job split
+  // into several, e.g. the rows of a pitched image, sets it only on its last part).
+  bool finish = true;
   unsigned* blocks_done = nullptr;  ///< zeroed with the totals
   void* hist = nullptr;             ///< num_bins unsigned words of hist_word_bytes (4 or 8) bytes
   int hist_word_bytes = 4;
   int num_bins = 0;
   bool accumulate = false;
   byte_bin_map map;
+  /// When set, the table is read from here (device memory, 256 entries, written by an earlier kernel of the same
+  /// stream: the CUB-compatible Range path builds it from the caller's device levels) instead of from `map`.
+  const std::int32_t* device_map = nullptr;
 };
 
 /// A block counts in 32-bit words; one launch gives each block at most this many bytes so that they cannot
@@ -99,7 +104,7 @@ __device__ void finish_if_last(const byte_job& job) {
     }
   __syncthreads();  // cleared before anyone adds
   for (int v = threadIdx.x; v < byte_values; v += Block) {
-    const int b = job.map.bin[v];
+    const int b = job.device_map != nullptr ? job.device_map[v] : job.map.bin[v];
     const unsigned long long c = __ldcg(&job.totals[v]);  // from L2: other blocks added to it
     if (b < 0 || c == 0) continue;
     if (wide) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);

@@ -14,6 +14,7 @@
 #include "ghist/byte_histogram.hpp"
 #include "ghist/detail/byte_histogram/common.cuh"
 #include "ghist/detail/byte_histogram/packed_counters.cuh"
+#include "ghist/detail/byte_histogram/row_gaps.cuh"
 #include "ghist/detail/byte_histogram/shared_atomics.cuh"
 #include "ghist/detail/cuda_check.hpp"
 #include "ghist/detail/validate.hpp"
@@ -115,7 +116,7 @@ void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
     part.vectors = job.vectors + done;
     part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
     if (done > 0) part.head_bytes = part.tail_bytes = 0;
-    part.finish = done + part.num_vectors == job.num_vectors;
+    part.finish = job.finish && done + part.num_vectors == job.num_vectors;
     const std::int64_t tiles = (part.num_vectors + K::tile_vectors - 1) / K::tile_vectors;
     const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
     K::launch(grid, part, stream);
@@ -160,6 +161,55 @@ void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method
   launch_counting<fallback>(grid, job, stream);
 }
 
+/// Rows of bytes: `rows` rows of row_bytes bytes, stride_bytes (>= row_bytes) apart; one row for an array.
+struct byte_rows {
+  const std::uint8_t* base = nullptr;
+  std::int64_t row_bytes = 0;
+  std::int64_t rows = 0;
+  std::int64_t stride_bytes = 0;
+  /// From the first row's start to the last row's end.
+  std::int64_t span() const { return rows == 0 ? 0 : (rows - 1) * stride_bytes + row_bytes; }
+  bool has_gaps() const { return rows > 1 && stride_bytes != row_bytes; }
+};
+
+/// Above this many bins the caller's histogram is cleared by a memset before counting rather than by the last
+/// block (one block clearing millions of bins would serialise the end of the call).
+inline constexpr int fold_clear_limit = 4096;
+
+/// Enqueues a byte histogram whose arguments have been checked: zero the totals (byte_histogram_workspace_bytes()
+/// at `totals`), count the rows' bytes into them, and fold them through job's table (job.map, or job.device_map)
+/// into job.hist. `job` carries hist, hist_word_bytes, num_bins, accumulate and the table; the rest is set here.
+/// Rows with gaps between them: the gaps are subtracted first (row_gaps.cuh), then the span is counted as one run
+/// of bytes, so the cost is one launch more, not one launch per row. Asynchronous on `stream`.
+template <class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
+void enqueue_mapped(const byte_rows& in, byte_job job, unsigned long long* totals, cudaStream_t stream,
+                    byte_method method) {
+  if (!job.accumulate && job.num_bins > fold_clear_limit) {
+    const std::size_t hist_bytes =
+        static_cast<std::size_t>(job.num_bins) * static_cast<std::size_t>(job.hist_word_bytes);
+    GHIST_CUDA_CHECK(cudaMemsetAsync(job.hist, 0, hist_bytes, stream));
+    job.accumulate = true;
+  }
+  GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, byte_histogram_workspace_bytes(), stream));
+  job.totals = totals;
+  job.blocks_done = reinterpret_cast<unsigned*>(totals + byte_values);
+  if (in.has_gaps()) {
+    int device = 0, sms = 0;
+    GHIST_CUDA_CHECK(cudaGetDevice(&device));
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    constexpr int block = 256;
+    const std::int64_t gaps = in.rows - 1;
+    const std::int64_t wanted = (gaps + block / 32 - 1) / (block / 32);
+    const int grid = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(sms) * gap_blocks_per_sm)));
+    subtract_row_gaps<block><<<grid, block, 0, stream>>>(in.base + in.row_bytes, gaps,
+                                                         in.stride_bytes - in.row_bytes, in.stride_bytes, totals);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  }
+  count_bytes_async<PackedTuning, AtomicsTuning>(in.base, in.span(), resolve_byte_method(method, in.span()), job,
+                                                 stream);
+}
+
 template <class Count, class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
 void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64_t n, Count* hist, int num_bins,
                     int lower, int upper, cudaStream_t stream, const options& opts, byte_method method) {
@@ -193,16 +243,13 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
   }
 
   totals_buffer totals(opts.scratch, stream);
-  GHIST_CUDA_CHECK(cudaMemsetAsync(totals.get(), 0, byte_histogram_workspace_bytes(), stream));
   byte_job job;
-  job.totals = totals.get();
-  job.blocks_done = reinterpret_cast<unsigned*>(totals.get() + byte_values);
   job.hist = hist;
   job.hist_word_bytes = static_cast<int>(sizeof(Count));
   job.num_bins = num_bins;
   job.accumulate = accumulate;
   std::copy(table.begin(), table.end(), job.map.bin);
-  count_bytes_async<PackedTuning, AtomicsTuning>(samples, n, resolve_byte_method(method, n), job, stream);
+  enqueue_mapped<PackedTuning, AtomicsTuning>(byte_rows{samples, n, 1, n}, job, totals.get(), stream, method);
 }
 
 }  // namespace ghist::detail::bytes

@@ -15,6 +15,8 @@
 #include <cuda_runtime_api.h>
 
 #include "ghist/config.hpp"
+#include "ghist/detail/cub_compat/byte_path.cuh"
+#include "ghist/detail/cub_compat/range_transform.hpp"
 #include "ghist/detail/validate.hpp"
 #include "ghist/error.hpp"
 #include "ghist/generalized_histogram.cuh"
@@ -96,6 +98,37 @@ cudaError_t make_geometry(OffsetT row_pixels, OffsetT rows, std::size_t row_stri
   return cudaSuccess;
 }
 
+/// Range transforms read their levels from device memory: on the byte path their table is made on the device.
+template <class Transform>
+inline constexpr bool reads_device_levels_v = false;
+template <class SampleT, class LevelT, class Levels>
+inline constexpr bool reads_device_levels_v<range_transform<SampleT, LevelT, Levels>> = true;
+
+/// Whether a call runs on the byte kernels (byte_path.cuh): uint8/int8 samples behind a pointer, one channel or 2 to
+/// 4 interleaved ones, rows contiguous or with gaps no wider than the rows (and, for channels, strides a multiple of
+/// the channel count). Depends only on what the size query sees as well.
+template <int Channels, class SampleIt>
+bool takes_byte_path(const geometry& g) {
+  using SampleT = typename std::iterator_traits<SampleIt>::value_type;
+  if constexpr (Channels <= ghist::detail::bytes::max_byte_channels && std::is_pointer_v<SampleIt> &&
+                is_byte_sample_v<SampleT>) {
+    if (g.contiguous || g.row_pixels == 0) return true;
+    const std::int64_t rows = g.pixels / g.row_pixels;
+    const std::int64_t row_bytes = g.row_pixels * Channels;  // 1-byte samples
+    if constexpr (Channels == 1) return byte_rows_supported(row_bytes, rows, g.row_stride);
+    else return channel_rows_supported<Channels>(row_bytes, rows, g.row_stride);
+  } else {
+    (void)g;
+    return false;
+  }
+}
+
+/// Temporary storage of the byte kernels for Active channels.
+template <int Channels, int Active>
+constexpr std::size_t byte_kernels_temp_bytes() {
+  return Channels == 1 ? byte_path_temp_bytes : channel_path_temp_bytes(Active);
+}
+
 /// The engine's options for every call: a race factor of 1 so that the engine never samples the input and
 /// waits on the stream (CUB calls are fully asynchronous and may be captured in CUDA graphs).
 inline ghist::options engine_options(void* temp, std::size_t temp_bytes) {
@@ -138,13 +171,34 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
   using Op = ghist::plus<Word>;
   return guarded([&]() -> cudaError_t {
     std::size_t needed = 1;  // never 0: a caller's cudaMalloc(0) would give back null, the "query" pointer
-    for (int c = 0; c < Active; ++c)
-      needed = std::max(needed, ghist::plan_for<Op>(g.pixels, bins[c], engine_options(nullptr, 0)).temp_bytes);
+    const bool bytes = takes_byte_path<Channels, SampleIt>(g);
+    if (bytes) needed = byte_kernels_temp_bytes<Channels, Active>();
+    else
+      for (int c = 0; c < Active; ++c)
+        needed = std::max(needed, ghist::plan_for<Op>(g.pixels, bins[c], engine_options(nullptr, 0)).temp_bytes);
     if (d_temp == nullptr) {
       temp_bytes = needed;
       return cudaSuccess;
     }
     if (temp_bytes < needed) return cudaErrorInvalidValue;
+    if constexpr (Channels > 1 && std::is_pointer_v<SampleIt> && is_byte_sample_v<SampleT>) {
+      if (bytes && g.pixels > 0) {
+        const std::int64_t rows = g.contiguous ? 1 : g.pixels / g.row_pixels;
+        const std::int64_t row_bytes = (g.contiguous ? g.pixels : g.row_pixels) * Channels;
+        const std::int64_t stride = g.contiguous ? row_bytes : g.row_stride;
+        ghist::detail::check_device_range(d_samples, static_cast<std::size_t>((rows - 1) * stride + row_bytes),
+                                          "d_samples");
+        std::array<Word*, Active> dests{};
+        for (int c = 0; c < Active; ++c) {
+          dests[c] = reinterpret_cast<Word*>(d_hist[c]);
+          ghist::detail::check_device_range(dests[c], static_cast<std::size_t>(bins[c]) * sizeof(Word),
+                                            "d_histogram");
+        }
+        run_channel_byte_path<Channels, Active>(static_cast<const SampleT*>(d_samples), row_bytes, rows, stride,
+                                                transforms, dests, bins, d_temp, stream);
+        return cudaSuccess;
+      }
+    }
     const ghist::options opts = engine_options(d_temp, temp_bytes);
     for (int c = 0; c < Active; ++c) {
       Word* dest = reinterpret_cast<Word*>(d_hist[c]);
@@ -153,6 +207,19 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
         const cudaError_t e = cudaMemsetAsync(dest, 0, static_cast<std::size_t>(bins[c]) * sizeof(Word), stream);
         if (e != cudaSuccess) return e;
         continue;
+      }
+      if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> && is_byte_sample_v<SampleT>) {
+        if (bytes) {
+          const std::int64_t rows = g.contiguous ? 1 : g.pixels / g.row_pixels;
+          const std::int64_t row_bytes = g.contiguous ? g.pixels : g.row_pixels;
+          const std::int64_t stride = g.contiguous ? g.pixels : g.row_stride;
+          ghist::detail::check_device_range(d_samples, static_cast<std::size_t>((rows - 1) * stride + row_bytes),
+                                            "d_samples");
+          ghist::detail::check_device_range(dest, static_cast<std::size_t>(bins[c]) * sizeof(Word), "d_histogram");
+          run_byte_path<reads_device_levels_v<Transform>>(static_cast<const SampleT*>(d_samples), row_bytes, rows,
+                                                          stride, transforms[c], dest, bins[c], d_temp, stream);
+          continue;
+        }
       }
       if constexpr (Channels == 1 && std::is_pointer_v<SampleIt>) {
         if (g.contiguous) {

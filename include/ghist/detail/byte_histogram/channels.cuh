@@ -1,0 +1,229 @@
+// Interleaved 8-bit channels (RGB, RGBA pixels: byte i of the image belongs to channel i % Channels) counted in one
+// pass: 256 raw counts per active channel, then folded into each channel's bins through its own 256-entry table.
+// The single-channel kernels (shared_atomics.cuh, packed_counters.cuh) have no notion of a byte's position; here
+// every byte's channel follows from its offset from the image start, so a 16-byte vector's channel phase is
+// (offset of its first byte) % Channels: the same for every vector when Channels divides 16 (2, 4), rotating from
+// vector to vector for 3. Bytes of inactive channels are read and skipped.
+//
+// One 256 x Active sub-histogram per warp in shared memory (no replicas: 8 warps x 4 channels x 1 KiB = 32 KiB per
+// block), a vector of 16 equal bytes added as one atomic per channel. Simpler than the single-channel kernels and
+// not yet tuned on the H100 (bench/cub_compat times it against CUB's MultiHistogram).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "ghist/byte_histogram.hpp"
+#include "ghist/config.hpp"
+#include "ghist/detail/byte_histogram/common.cuh"
+#include "ghist/detail/byte_histogram/row_gaps.cuh"
+#include "ghist/detail/cuda_check.hpp"
+
+namespace ghist::detail::bytes {
+
+inline constexpr int max_byte_channels = 4;
+
+/// One launch's share of an interleaved image (the counting half) and the fold (its last block, when finish).
+struct channel_job {
+  const uint4* vectors = nullptr;  ///< 16-byte aligned
+  std::int64_t num_vectors = 0;
+  int phase = 0;                   ///< channel of vectors[0]'s first byte
+  const std::uint8_t* head = nullptr;  ///< the unaligned head; its first byte is the image's first (channel 0)
+  int head_bytes = 0;
+  const std::uint8_t* tail = nullptr;
+  int tail_bytes = 0;
+  int tail_phase = 0;                    ///< channel of tail[0]
+  unsigned long long* totals = nullptr;  ///< Active x 256 counts (channel a, value v at a * 256 + v), zeroed
+  unsigned* blocks_done = nullptr;       ///< zeroed with the totals
+  bool finish = true;
+  const std::int32_t* tables = nullptr;  ///< Active x 256 bins (device memory), -1 for none
+  void* hist[max_byte_channels] = {};    ///< each active channel's counters, cleared before the launch
+  int hist_word_bytes = 4;
+};
+
+/// Device scratch of the channel counts: Active x 256 totals and the blocks-done counter.
+constexpr std::size_t channel_totals_bytes(int active) {
+  return std::size_t(active) * byte_values * sizeof(unsigned long long) + 16;
+}
+
+struct channel_tuning {
+  static constexpr int block = 256;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 4;
+};
+
+/// How many bytes of a 16-byte vector whose first byte is channel `phase` belong to channel c: the k in [0, 16)
+/// with (phase + k) % Channels == c, i.e. every Channels-th from the first such k.
+template <int Channels>
+GHIST_HD constexpr unsigned channel_share(int c, int phase) {
+  const int first = (c - phase + Channels) % Channels;
+  return static_cast<unsigned>((vector_bytes - first + Channels - 1) / Channels);
+}
+
+/// The 16 bytes of v, the first of channel `phase`, into this warp's histogram h (channel a, value x at
+/// h[a * 256 + x]).
+template <int Channels, int Active>
+__device__ __forceinline__ void add_channel_vector(unsigned* h, uint4 v, int phase) {
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+  if (v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0x0000)) {
+#pragma unroll
+    for (int c = 0; c < Active; ++c) atomicAdd(&h[c * byte_values + (v.x & 0xffu)], channel_share<Channels>(c, phase));
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < 16; ++k) {
+    const int c = (phase + k) % Channels;
+    if (c < Active) atomicAdd(&h[c * byte_values + ((w[k / 4] >> (8 * (k % 4))) & 0xffu)], 1u);
+  }
+}
+
+template <int Channels, int Active, class Tuning = channel_tuning>
+__global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) count_channels(channel_job job) {
+  constexpr int Block = Tuning::block, Unroll = Tuning::unroll;
+  constexpr int warps = Block / 32;
+  constexpr int bins = Active * byte_values;
+  static_assert(Active >= 1 && Active <= Channels && Channels <= max_byte_channels, "1 <= Active <= Channels <= 4");
+  __shared__ unsigned hist[warps * bins];
+  for (int k = threadIdx.x; k < warps * bins; k += Block) hist[k] = 0;
+  __syncthreads();
+  unsigned* h = hist + (threadIdx.x / 32) * bins;
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < job.head_bytes && static_cast<int>(threadIdx.x) % Channels < Active)
+      atomicAdd(&h[(threadIdx.x % Channels) * byte_values + job.head[threadIdx.x]], 1u);
+    const int tc = (job.tail_phase + static_cast<int>(threadIdx.x)) % Channels;
+    if (threadIdx.x < job.tail_bytes && tc < Active) atomicAdd(&h[tc * byte_values + job.tail[threadIdx.x]], 1u);
+  }
+
+  using tiles = tiling<Block, Unroll>;
+  const tiles t(job.num_vectors);
+  // Vector i's phase: (phase + 16 i) % Channels; 16 % Channels is a constant.
+  constexpr int step = vector_bytes % Channels;
+  auto phase_of = [&](std::int64_t i) {
+    return static_cast<int>((job.phase + static_cast<std::int64_t>(step) * (i % Channels)) % Channels);
+  };
+  uint4 cur[Unroll], next[Unroll];
+  std::int64_t tile = blockIdx.x;
+  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
+  for (; tile < t.full_tiles; tile += gridDim.x) {
+    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+    const std::int64_t first = tile * tiles::tile_vectors + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j)
+      add_channel_vector<Channels, Active>(h, cur[j], phase_of(first + std::int64_t(j) * Block));
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
+  }
+  if (t.owns_partial_tile())
+    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
+      add_channel_vector<Channels, Active>(h, job.vectors[i], phase_of(i));
+  __syncthreads();
+
+  for (int k = threadIdx.x; k < bins; k += Block) {
+    unsigned sum = 0;
+    for (int w = 0; w < warps; ++w) sum += hist[w * bins + k];
+    if (sum != 0) atomicAdd(&job.totals[k], static_cast<unsigned long long>(sum));
+  }
+
+  // The last block folds the totals into the channels' bins (histograms cleared before the launch).
+  if (!job.finish) return;
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(job.blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int k = threadIdx.x; k < bins; k += Block) {
+    const int b = job.tables[k];
+    const unsigned long long c = __ldcg(&job.totals[k]);
+    if (b < 0 || c == 0) continue;
+    void* dest = job.hist[k / byte_values];
+    if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(dest) + b, c);
+    else atomicAdd(static_cast<unsigned*>(dest) + b, static_cast<unsigned>(c));
+  }
+}
+
+/// The persistent grid of count_channels on `device` (blocks that fit at once), made once per device.
+template <int Channels, int Active>
+int channel_grid(int device) {
+  static std::atomic<int> cache[64] = {};
+  if (device >= 0 && device < 64)
+    if (const int g = cache[device].load(std::memory_order_relaxed); g > 0) return g;
+  int sms = 0, per_sm = 0;
+  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_channels<Channels, Active>,
+                                                                 channel_tuning::block, 0));
+  const int g = std::max(1, sms * per_sm);
+  if (device >= 0 && device < 64) cache[device].store(g, std::memory_order_relaxed);
+  return g;
+}
+
+/// Enqueues the channel histograms of rows of interleaved pixels (row_bytes = pixels x Channels bytes per row,
+/// stride_bytes >= row_bytes apart, stride_bytes a multiple of Channels so that every row starts on channel 0):
+/// clears the Active histograms (bins[a] counters of hist_word_bytes bytes) and `totals`
+/// (channel_totals_bytes(Active)), subtracts the gaps between rows (row_gaps.cuh), counts the span, folds through
+/// `tables` (Active x 256 entries in device memory, written earlier on `stream`). Asynchronous.
+template <int Channels, int Active>
+void enqueue_channels(const std::uint8_t* base, std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes,
+                      const std::int32_t* tables, void* const* hist, const std::int64_t* bins, int hist_word_bytes,
+                      unsigned long long* totals, cudaStream_t stream) {
+  for (int a = 0; a < Active; ++a)
+    GHIST_CUDA_CHECK(cudaMemsetAsync(hist[a], 0, static_cast<std::size_t>(bins[a]) * hist_word_bytes, stream));
+  GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, channel_totals_bytes(Active), stream));
+  int device = 0;
+  GHIST_CUDA_CHECK(cudaGetDevice(&device));
+  if (rows > 1 && stride_bytes != row_bytes) {
+    int sms = 0;
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    constexpr int block = 256;
+    const std::int64_t gaps = rows - 1;
+    const std::int64_t wanted = (gaps + block / 32 - 1) / (block / 32);
+    const int grid = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(sms) * gap_blocks_per_sm)));
+    subtract_row_gaps<block, Channels, Active><<<grid, block, 0, stream>>>(base + row_bytes, gaps,
+                                                                           stride_bytes - row_bytes, stride_bytes,
+                                                                           totals);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  }
+  const std::int64_t n = rows == 0 ? 0 : (rows - 1) * stride_bytes + row_bytes;
+  const auto address = reinterpret_cast<std::uintptr_t>(base);
+  const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
+  const std::int64_t num_vectors = (n - head) / vector_bytes;
+  channel_job job;
+  job.head = base;
+  job.head_bytes = static_cast<int>(head);
+  job.tail = base + head + num_vectors * vector_bytes;
+  job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
+  job.tail_phase = static_cast<int>((head + num_vectors * vector_bytes) % Channels);
+  job.totals = totals;
+  job.blocks_done = reinterpret_cast<unsigned*>(totals + std::size_t(Active) * byte_values);
+  job.tables = tables;
+  for (int a = 0; a < Active; ++a) job.hist[a] = hist[a];
+  job.hist_word_bytes = hist_word_bytes;
+
+  // Launches of at most grid x max_block_bytes bytes, so that no block's 32-bit counts overflow (as
+  // launch_counting); the head and tail go with the first, the fold with the last.
+  const int max_grid = channel_grid<Channels, Active>(device);
+  constexpr std::int64_t tile_vectors = std::int64_t(channel_tuning::block) * channel_tuning::unroll;
+  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
+  const uint4* vectors = reinterpret_cast<const uint4*>(base + head);
+  std::int64_t done = 0;
+  do {
+    channel_job part = job;
+    part.vectors = vectors + done;
+    part.num_vectors = std::min(launch_vectors, num_vectors - done);
+    part.phase = static_cast<int>((head + done * vector_bytes) % Channels);
+    if (done > 0) part.head_bytes = part.tail_bytes = 0;
+    part.finish = done + part.num_vectors == num_vectors;
+    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
+    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
+    count_channels<Channels, Active><<<grid, channel_tuning::block, 0, stream>>>(part);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    done += part.num_vectors;
+  } while (done < num_vectors);
+}
+
+}  // namespace ghist::detail::bytes
