@@ -70,9 +70,24 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       });
     }
     __syncthreads();
-    for (std::int64_t b = threadIdx.x; b < len; b += blockDim.x) {
+    // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies
+    // t / len, t / len + ways, ...) and leave their partial results in copies 0 .. ways - 1: one thread per bin
+    // folding all M copies would leave the block waiting on a chain of M loads (H = 31, M = 933).
+    const int bins = static_cast<int>(len), stride = static_cast<int>(H_chk);
+    const int per_bin = static_cast<int>(blockDim.x) / bins;  // 0 when there are more bins than threads
+    const int ways = per_bin < 2 ? 1 : (per_bin < M ? per_bin : M);
+    if (ways > 1) {
+      const int b = static_cast<int>(threadIdx.x) % bins, part = static_cast<int>(threadIdx.x) / bins;
+      T acc = identity;
+      if (part < ways)
+        for (int m = part; m < M; m += ways) acc = op(acc, subs[m * stride + b]);
+      __syncthreads();
+      if (part < ways) subs[part * stride + b] = acc;
+      __syncthreads();
+    }
+    for (int b = threadIdx.x; b < bins; b += blockDim.x) {
       T acc = subs[b];
-      for (int m = 1; m < M; ++m) acc = op(acc, subs[m * H_chk + b]);
+      for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * stride + b]);
       if (!bitwise_equal(acc, identity))
         atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
     }
