@@ -639,10 +639,10 @@ TEST(PlannerH100, Partitioned) {
   p.record_bytes = 4;
   plan pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.H_chk, 28928);  // 32 groups of 49152 would leave one block per SM: 113 KiB groups instead
-  EXPECT_EQ(pl.S, 55);
+  EXPECT_EQ(pl.H_chk, 27904);  // 32 groups of 49152 would leave one block per SM: 109 KiB groups instead
+  EXPECT_EQ(pl.S, 57);
   EXPECT_EQ(pl.M, 1);
-  EXPECT_EQ(pl.shared_bytes, 28928u * 4u);
+  EXPECT_EQ(pl.shared_bytes, 27904u * 4u);
   EXPECT_EQ(pl.grid, 264);      // two blocks per SM
   p.num_bins = 3 << 20;         // 109 groups of 113 KiB would be too many: 55 groups of 227 KiB, one block per SM
   pl = ghist::make_plan(p, dev, forced);
@@ -657,10 +657,10 @@ TEST(PlannerH100, Partitioned) {
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 12288);  // hdw: 16 groups
   EXPECT_EQ(pl.grid, 264);     // 48 KiB per block: two blocks per SM
-  p.num_bins = 786432;         // 16 groups of 192 KiB would leave one block per SM: 28 groups of 113 KiB
+  p.num_bins = 786432;         // 16 groups of 192 KiB would leave one block per SM: 29 groups of 109 KiB
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 28928);
-  EXPECT_EQ(pl.S, 28);
+  EXPECT_EQ(pl.H_chk, 27904);
+  EXPECT_EQ(pl.S, 29);
   EXPECT_EQ(pl.grid, 264);
   p.num_bins = 1572864;
   forced.S = 1000;
