@@ -639,19 +639,19 @@ TEST(PlannerH100, Partitioned) {
   p.record_bytes = 4;
   plan pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.H_chk, 27904);  // 32 groups of 49152 would leave one block per SM: 109 KiB groups instead
+  EXPECT_EQ(pl.H_chk, 27595);  // 32 groups of 49152 would leave one block per SM: 57 equal groups of < 109 KiB
   EXPECT_EQ(pl.S, 57);
   EXPECT_EQ(pl.M, 1);
-  EXPECT_EQ(pl.shared_bytes, 27904u * 4u);
+  EXPECT_EQ(pl.shared_bytes, 27595u * 4u);
   EXPECT_EQ(pl.grid, 264);      // two blocks per SM
   p.num_bins = 3 << 20;         // 109 groups of 113 KiB would be too many: 55 groups of 227 KiB, one block per SM
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 58112);
+  EXPECT_EQ(pl.H_chk, 57196);
   EXPECT_EQ(pl.S, 55);
   EXPECT_EQ(pl.grid, 132);
-  p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: groups of 58112 bins (227 KiB) instead
+  p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: 289 equal groups of <= 58112 bins (227 KiB)
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 58112);
+  EXPECT_EQ(pl.H_chk, 58053);
   EXPECT_EQ(pl.S, 289);
   p.num_bins = 196608;
   pl = ghist::make_plan(p, dev, forced);
@@ -659,7 +659,7 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.grid, 264);     // 48 KiB per block: two blocks per SM
   p.num_bins = 786432;         // 16 groups of 192 KiB would leave one block per SM: 29 groups of 109 KiB
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.H_chk, 27904);
+  EXPECT_EQ(pl.H_chk, 27119);
   EXPECT_EQ(pl.S, 29);
   EXPECT_EQ(pl.grid, 264);
   p.num_bins = 1572864;
