@@ -155,6 +155,28 @@ void expect_channel_shares() {
   }
 }
 
+template <int Channels>
+void expect_vector_phases() {
+  using u128 = unsigned __int128;  // 16 i without overflow, for the expected value
+  for (int phase = 0; phase < Channels; ++phase)
+    for (std::int64_t i : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(7),
+                           std::int64_t(1000001), (std::int64_t(1) << 40) + 5, (std::int64_t(1) << 62) + 3}) {
+      const int want = static_cast<int>((u128(phase) + 16 * u128(i)) % Channels);
+      EXPECT_EQ(ghist::detail::bytes::vector_phase<Channels>(phase, i), want)
+          << Channels << " channels, phase " << phase << ", vector " << i;
+    }
+}
+
+// Vector i of an image starts on channel (phase + 16 i) % Channels: rotating for 3 channels, fixed for 2 and 4.
+TEST(CubCompatBytePath, VectorPhases) {
+  expect_vector_phases<2>();
+  expect_vector_phases<3>();
+  expect_vector_phases<4>();
+  EXPECT_EQ(ghist::detail::bytes::vector_phase<3>(0, 1), 1);  // bytes 16.. start on channel 16 % 3 = 1
+  EXPECT_EQ(ghist::detail::bytes::vector_phase<3>(2, 2), 1);  // (2 + 32) % 3
+  EXPECT_EQ(ghist::detail::bytes::vector_phase<4>(3, 12345), 3);
+}
+
 // A vector of 16 equal bytes is one atomic per channel, adding that channel's share of the 16.
 TEST(CubCompatBytePath, ChannelSharesOfOneValueVectors) {
   expect_channel_shares<1>();

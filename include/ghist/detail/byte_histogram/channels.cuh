@@ -63,6 +63,13 @@ GHIST_HD constexpr unsigned channel_share(int c, int phase) {
   return static_cast<unsigned>((vector_bytes - first + Channels - 1) / Channels);
 }
 
+/// The channel of vector i's first byte when vector 0 starts on channel `phase`: (phase + 16 i) % Channels,
+/// without a 64-bit product that could overflow (16 % Channels is a constant).
+template <int Channels>
+GHIST_HD constexpr int vector_phase(int phase, std::int64_t i) {
+  return static_cast<int>((phase + static_cast<std::int64_t>(vector_bytes % Channels) * (i % Channels)) % Channels);
+}
+
 /// The 16 bytes of v, the first of channel `phase`, into this warp's histogram h (channel a, value x at
 /// h[a * 256 + x]).
 template <int Channels, int Active>
@@ -99,11 +106,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
 
   using tiles = tiling<Block, Unroll>;
   const tiles t(job.num_vectors);
-  // Vector i's phase: (phase + 16 i) % Channels; 16 % Channels is a constant.
-  constexpr int step = vector_bytes % Channels;
-  auto phase_of = [&](std::int64_t i) {
-    return static_cast<int>((job.phase + static_cast<std::int64_t>(step) * (i % Channels)) % Channels);
-  };
+  auto phase_of = [&](std::int64_t i) { return vector_phase<Channels>(job.phase, i); };
   uint4 cur[Unroll], next[Unroll];
   std::int64_t tile = blockIdx.x;
   if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);

@@ -28,8 +28,8 @@ struct byte_job {
   const std::uint8_t* tail = nullptr;
   int tail_bytes = 0;
   unsigned long long* totals = nullptr;  ///< 256 counts, added to with atomics (zeroed before the first launch)
-  // The fold into the caller's bins, by the last block of the last launch of a job with finish set (a job split
-  // into several, e.g. the rows of a pitched image, sets it only on its last part).
+  // The fold into the caller's bins, by the last block of the job's last launch (launch_counting clears it on the
+  // others); a job with finish cleared leaves its counts in the totals, unfolded.
   bool finish = true;
   unsigned* blocks_done = nullptr;  ///< zeroed with the totals
   void* hist = nullptr;             ///< num_bins unsigned words of hist_word_bytes (4 or 8) bytes
