@@ -13,9 +13,8 @@
 // Every result, ghist's and CUB's, is checked against the CPU backend (one reference per (operator, H, RF)) before
 // it is timed; a variant that differs is reported and not timed, and the run then exits with status 2.
 //
-// ghist's temporaries come from the stream-ordered pool (cudaMallocAsync). The benchmark keeps the pool's memory
-// between calls (release threshold = max), as a program that calls ghist repeatedly would; CUB's temporary storage
-// is likewise allocated once, before timing.
+// ghist's temporaries come from its own stream-ordered pool, which keeps them between calls (as any program that
+// calls ghist repeatedly gets); CUB's temporary storage is likewise allocated once, before timing.
 //
 // Run with --help for the options.
 #include <algorithm>
@@ -355,24 +354,13 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // The first CUDA call: a clear line and status 1 without a usable GPU.
-  int devices = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&devices);
-  if (probe != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "ghist_bench: no CUDA device available (%s); this benchmark needs a GPU\n",
-                 probe != cudaSuccess ? cudaGetErrorString(probe) : "0 devices");
-    return 1;
-  }
+  if (!bench::require_gpu("ghist_bench")) return 1;
 
   const auto started = std::chrono::steady_clock::now();
   int device = 0;
   BENCH_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, device));
-  cudaMemPool_t pool;
-  BENCH_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-  std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
-  BENCH_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
 
   bench::csv_writer csv;
   if (!cfg.csv_path.empty() && !csv.open(cfg.csv_path)) {

@@ -39,6 +39,16 @@ struct timing {
   int reps = 0;     ///< timed runs the median is over
 };
 
+/// A benchmark's first CUDA call: false, after one clear line on stderr, when there is no usable GPU.
+inline bool require_gpu(const char* program) {
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  if (probe == cudaSuccess && devices > 0) return true;
+  std::fprintf(stderr, "%s: no CUDA device available (%s); this benchmark needs a GPU\n", program,
+               probe != cudaSuccess ? cudaGetErrorString(probe) : "0 devices");
+  return false;
+}
+
 class event_timer {
  public:
   event_timer() {

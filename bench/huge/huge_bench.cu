@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -416,23 +415,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ghist_huge_bench: %s (see --help)\n", err.what());
     return 1;
   }
-  int devices = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&devices);
-  if (probe != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "ghist_huge_bench: no CUDA device available (%s); this benchmark needs a GPU\n",
-                 probe != cudaSuccess ? cudaGetErrorString(probe) : "0 devices");
-    return 1;
-  }
+  if (!bench::require_gpu("ghist_huge_bench")) return 1;
   const auto started = std::chrono::steady_clock::now();
   int device = 0;
   BENCH_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, device));
-  // Keep the stream-ordered pool's memory between calls, so that ghist's temporaries are not re-allocated per run.
-  cudaMemPool_t pool;
-  BENCH_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-  std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
-  BENCH_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
 
   const std::vector<i64> Hs = cfg.quick ? std::vector<i64>{1'572'864, 16'777'216, 100'000'000}
                                         : std::vector<i64>{1'572'864, 4'194'304, 16'777'216, 60'000'000, 100'000'000};

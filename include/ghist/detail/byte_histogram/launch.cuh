@@ -18,19 +18,20 @@
 #include "ghist/detail/byte_histogram/shared_atomics.cuh"
 #include "ghist/detail/cuda_check.hpp"
 #include "ghist/detail/validate.hpp"
+#include "ghist/detail/workspace_pool.hpp"
 #include "ghist/error.hpp"
 
 namespace ghist::detail::bytes {
 
-/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary freed on the
-/// stream when the call returns.
+/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary from ghist's
+/// pool (workspace_pool.hpp) freed on the stream when the call returns.
 class totals_buffer {
  public:
   totals_buffer(const workspace& user, cudaStream_t stream) : stream_(stream) {
     if (user.data != nullptr) {
       ptr_ = static_cast<unsigned long long*>(user.data);
     } else {
-      GHIST_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), byte_histogram_workspace_bytes(), stream));
+      ptr_ = static_cast<unsigned long long*>(workspace_malloc_async(byte_histogram_workspace_bytes(), stream));
       owned_ = true;
     }
   }
