@@ -227,11 +227,6 @@ int run(const config& cfg) {
   BENCH_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, device));
-  // Keep the stream-ordered pool's memory between calls, as a program calling ghist repeatedly would.
-  cudaMemPool_t pool{};
-  BENCH_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-  std::uint64_t threshold = UINT64_MAX;
-  BENCH_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
 
   bench::run_info info;
   info.device = prop.name;
