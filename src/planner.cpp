@@ -105,6 +105,19 @@ void set_passes(plan& pl, i64 H, i64 S) {
   pl.S = clamp_to_int(ceil_div(H, pl.H_chk));
 }
 
+// Shared memory, cas and xcg: blocks merge through rows (plan::merge_rows) when the rows fit the workspace cap. On
+// the lent H100 (2026-11-22, N = 50M, seed 000's saturating add, RF = 1, 264 blocks) merging with global
+// compare-and-swaps took 646 us at H = 12288 and 928 us at H = 24576 (the blocks finish together and retry on
+// the same bins), rows and a fold kernel 148 and 152 us; at H = 31 the two are within 6%. hdw keeps its atomics:
+// they never retry.
+void choose_merge_rows(const problem& p, const planner_constants& k, plan& pl) {
+  if (p.op_class == atomic_class::hdw || pl.grid <= 0) return;
+  const std::size_t rows = static_cast<std::size_t>(pl.grid) * static_cast<std::size_t>(p.num_bins) * p.value_bytes;
+  if (rows > k.merge_rows_max_bytes) return;
+  pl.merge_rows = true;
+  pl.temp_bytes = rows;  // the rows replace xcg's destination locks
+}
+
 plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                       int blocks_per_sm) {
   const i64 N = p.n, H = p.num_bins;
@@ -172,6 +185,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
 
   // Each block merges its result into the destination; xcg does it under a lock per destination bin.
   pl.temp_bytes = (p.op_class == atomic_class::xcg && grid > 0) ? static_cast<std::size_t>(H) * lock_bytes : 0;
+  choose_merge_rows(p, k, pl);
   return pl;
 }
 
@@ -215,6 +229,7 @@ bool warp_private_plan(const problem& p, const device_info& dev, const planner_c
     set_passes(pl, p.num_bins, 1);
     pl.shared_bytes = bytes;
     pl.temp_bytes = static_cast<std::size_t>(p.num_bins) * lock_bytes;  // the merge into dest takes global locks
+    choose_merge_rows(p, k, pl);
     out = pl;
     return true;
   }
@@ -408,7 +423,7 @@ std::string plan::to_string() const {
   return std::string("strategy=") + ghist::to_string(kind) + " M=" + std::to_string(M) + " S=" + std::to_string(S) +
          " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
-         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "");
+         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") + (merge_rows ? " merge_rows" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

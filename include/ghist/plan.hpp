@@ -65,6 +65,10 @@ struct plan {
   /// shared memory only: one sub-histogram per warp (M = block / 32, C = 32), updated without atomics or locks
   /// after each warp folds its lanes' equal bins. Chosen by make_plan for the lock class when it fits.
   bool warp_private = false;
+  /// shared memory only: each block writes its sums to its row of a grid x H workspace (temp_bytes) and a second
+  /// kernel folds the rows into the destination, in place of global atomics (or locks) per block and bin. Chosen
+  /// for the cas and xcg classes while the rows take at most planner_constants::merge_rows_max_bytes.
+  bool merge_rows = false;
 
   std::string to_string() const;
 };
@@ -97,6 +101,8 @@ struct planner_constants {
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 384;  ///< for cas and xcg with RF > 8
   double partition_max_rf_cas = 8.0;
+  /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
+  std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };
 
 /// Makes the plan for `p` on `dev`. Pure host code; throws ghist::error when an override cannot work (for

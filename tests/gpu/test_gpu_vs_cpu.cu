@@ -24,13 +24,16 @@ struct test_case {
   ghist::mode how;
   bool indexed = false;
   int groups = 0;  ///< overrides.S (the partitioned strategy's groups); 0 = planner decides
+  /// > 0: a caller's workspace of this many bytes (options.scratch) in place of ghist's pool
+  std::size_t workspace_bytes = 0;
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
   std::ostringstream s;
   s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
-    << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " seed=" << seed;
+    << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
+    << " seed=" << seed;
   return s.str();
 }
 
@@ -64,6 +67,8 @@ void check_against_cpu(const test_case& c) {
   opts.how = c.how;
   opts.overrides.kind = c.kind;
   opts.overrides.S = c.groups;
+  device_buffer<unsigned char> workspace(c.workspace_bytes);
+  if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
   if (c.indexed)
     ghist::generalized_histogram_indexed_async(c.n, indexed_update<Op>{d_elements.get()}, Op{}, d_hist.get(), c.H, 0,
                                                opts);
@@ -302,6 +307,28 @@ TEST(GpuVsCpu, XcgWarpPrivatePlan) {
       for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
         check_against_cpu<unpacked_argmax>({d, n, H, ghist::strategy::automatic, ghist::mode::accumulate});
 }
+
+// The compare-and-swap and lock classes merge their blocks through rows in shared memory plans (a row of H values
+// per block, folded by a second kernel); a caller's workspace too small for the rows gets the atomic merge.
+template <class Op>
+void merge_rows_and_fallback(std::initializer_list<std::int64_t> Hs) {
+  for (std::int64_t H : Hs) {
+    const auto pl = ghist::plan_for<Op>((1 << 20) + 7, H);
+    ASSERT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
+    EXPECT_TRUE(pl.merge_rows) << pl.to_string();
+    const std::size_t lock_bytes = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg ? std::size_t(H) * 4 : 16;
+    for (distribution d : {distribution::uniform, distribution::one_bin, distribution::out_of_range})
+      for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+        for (std::size_t workspace : {std::size_t(0), pl.temp_bytes, lock_bytes}) {
+          test_case c{d, (1 << 20) + 7, H, ghist::strategy::automatic, how};
+          c.workspace_bytes = workspace;
+          check_against_cpu<Op>(c);
+        }
+  }
+}
+TEST(GpuVsCpu, CasMergeRows) { merge_rows_and_fallback<saturating_add24>({1, 31, 4097, 12288}); }
+TEST(GpuVsCpu, CasPackedMergeRows) { merge_rows_and_fallback<packed_argmax>({31, 4097}); }
+TEST(GpuVsCpu, XcgMergeRows) { merge_rows_and_fallback<unpacked_argmax>({31, 2048, 6000}); }
 
 }  // namespace
 }  // namespace ghist_test

@@ -253,7 +253,8 @@ TEST(PlannerH100, WarpPrivateLockClass) {
     EXPECT_EQ(pl.S, 1);
     EXPECT_EQ(pl.grid, H >= 505 ? 132 : 264);
     EXPECT_EQ(pl.shared_bytes, 32u * H * 8u);
-    EXPECT_EQ(pl.temp_bytes, std::size_t(H) * 4u);
+    EXPECT_TRUE(pl.merge_rows);  // a row of H values per block, folded by a second kernel: no destination locks
+    EXPECT_EQ(pl.temp_bytes, std::size_t(pl.grid) * H * 8u);
     EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
   }
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).warp_private);
@@ -546,9 +547,25 @@ TEST(PlannerBytes, SharedLayoutFitsForOddValueSizes) {
 
 TEST(PlannerBytes, Temp) {
   const device_info dev = device_info::h100_sxm();
-  // Shared: xcg needs a lock per destination bin for the merge; hdw/cas nothing.
-  EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::xcg, 8), dev).temp_bytes, 4000u);
-  EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::cas, 4), dev).temp_bytes, 0u);
+  // Shared: cas and xcg merge through a row per block (264 blocks x 1000 bins of the value); hdw needs nothing.
+  const plan xcg_rows = ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::xcg, 8), dev);
+  EXPECT_TRUE(xcg_rows.merge_rows);
+  EXPECT_EQ(xcg_rows.temp_bytes, std::size_t(xcg_rows.grid) * 1000u * 8u);
+  EXPECT_NE(xcg_rows.to_string().find("merge_rows"), std::string::npos);
+  const plan cas_rows = ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::cas, 4), dev);
+  EXPECT_TRUE(cas_rows.merge_rows);
+  EXPECT_EQ(cas_rows.temp_bytes, std::size_t(cas_rows.grid) * 1000u * 4u);
+  const plan hdw = ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::hdw, 4), dev);
+  EXPECT_FALSE(hdw.merge_rows);
+  EXPECT_EQ(hdw.temp_bytes, 0u);
+  // Rows above the cap: xcg back to a lock per destination bin, cas to nothing.
+  ghist::planner_constants small_cap;
+  small_cap.merge_rows_max_bytes = 1000;
+  const plan xcg_locks = ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::xcg, 8), dev, {}, small_cap);
+  EXPECT_FALSE(xcg_locks.merge_rows);
+  EXPECT_EQ(xcg_locks.temp_bytes, 4000u);
+  EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::cas, 4), dev, {}, small_cap).temp_bytes,
+            0u);
   // Global, M = 1: hdw/cas straight into the destination, xcg its locks.
   problem p = small_problem(1000, 2000, atomic_class::xcg, 8);
   EXPECT_EQ(ghist::make_global_plan(p, dev).temp_bytes, 8000u);

@@ -77,15 +77,24 @@ void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream)
 template <class Source, class Op>
 void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
                    scratch_space& scratch, cudaStream_t stream) {
+  using T = typename Op::value_type;
   int* dest_locks = nullptr;
-  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+  T* rows = nullptr;
+  if (pl.merge_rows) {
+    rows = static_cast<T*>(scratch.get(pl.temp_bytes));
+  } else if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
     dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
     GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
   }
   auto launch = [&](auto kernel) {
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(pl.shared_bytes)));
-    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, pl.M, pl.H_chk, pl.S);
+    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, num_bins, pl.M, pl.H_chk,
+                                                           pl.S);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    if (rows == nullptr) return;
+    const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
+    merge_rows_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, num_bins, op, dest);
     GHIST_CUDA_CHECK(cudaGetLastError());
   };
   // The warp-private variant is compiled only for the lock class, the one the planner gives it to.
@@ -220,6 +229,11 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
       opts.scratch.bytes < pl.temp_bytes) {
     p.record_bytes = 0;
     pl = make_plan(p, dev, opts.overrides);
+  }
+  // A caller's workspace too small for merging through rows: the blocks merge with atomics (and xcg's locks).
+  if (opts.scratch.data != nullptr && pl.merge_rows && opts.scratch.bytes < pl.temp_bytes) {
+    pl.merge_rows = false;
+    pl.temp_bytes = atomic_class_of<Op> == atomic_class::xcg ? static_cast<std::size_t>(num_bins) * sizeof(int) : 0;
   }
   if (opts.scratch.data != nullptr) {
     if (opts.scratch.bytes < pl.temp_bytes)

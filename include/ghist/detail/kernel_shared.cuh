@@ -1,7 +1,11 @@
 // The shared-memory strategy (seed 000 III-C): each block keeps M sub-histograms of one chunk of H_chk bins in
 // shared memory, thread t updating sub-histogram t % M (strided, so neighbouring threads rarely collide), and makes
 // S passes over its part of the input, one per chunk. After each pass the block folds its M copies and merges the
-// result into the destination with the operator's global atomic, skipping bins that still hold the identity.
+// result into the destination with the operator's global atomic, skipping bins that still hold the identity, or,
+// when `rows` is given, writes it to its row of a grid x num_bins array that merge_rows_kernel then folds into the
+// destination. The compare-and-swap and lock classes take the rows: hundreds of blocks finishing together and
+// retrying compare-and-swaps on the same bins (or queueing on their locks) cost more than the whole input pass (lent
+// H100, 2026-11-22, seed 000's saturating add, H = 12288: 646 us with atomic merges, 148 us with rows).
 //
 // WarpPrivate: M = warps per block and warp w owns sub-histogram w. The warp walks its inputs in lockstep, folds
 // lanes with equal bins, and one lane per bin updates with a plain read-modify-write: no atomics and no locks, the
@@ -25,8 +29,9 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
 
 template <class Source, class Op, bool WarpPrivate>
 __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
-                                                             int* dest_locks, std::int64_t num_bins, int M,
-                                                             std::int64_t H_chk, int S) {
+                                                             int* dest_locks, typename Op::value_type* rows,
+                                                             std::int64_t num_bins, int M, std::int64_t H_chk,
+                                                             int S) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
@@ -59,7 +64,7 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
         warp_private_update(op, subs + sub_offset, in_chunk, b, len, u.value);
       });
     } else {
-      src.for_each(rank, threads, [&](const bin_update<T>& u) {
+      auto visit = [&](const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
         if constexpr (!use_warp_aggregation<Op, memory_level::shared>) {
@@ -67,7 +72,10 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
         } else {
           if (in_chunk) warp_aggregated_update(op, b, len, u.value, update);
         }
-      });
+      };
+      // The hardware atomic returns nothing to wait for; the other classes wait on each update's result.
+      if constexpr (atomic_class_of<Op> == atomic_class::hdw) src.for_each(rank, threads, visit);
+      else src.for_each_prefetched(rank, threads, visit);
     }
     __syncthreads();
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies
@@ -88,11 +96,36 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
     for (int b = threadIdx.x; b < bins; b += blockDim.x) {
       T acc = subs[b];
       for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * stride + b]);
-      if (!bitwise_equal(acc, identity))
+      if (rows != nullptr) rows[blockIdx.x * num_bins + lo + b] = acc;
+      else if (!bitwise_equal(acc, identity))
         atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
     }
     __syncthreads();
   }
+}
+
+/// Folds the `rows` rows of a rows x num_bins array into dest (dest[b] = dest[b] (+) rows[0][b] (+) ...), where
+/// shared_memory_kernel left one row per block. A block of 32 x merge_rows_slices threads takes 32 bins: slice y
+/// folds rows y, y + slices, ..., and the slices meet in shared memory, so that a small histogram is not one
+/// thread's chain of `rows` dependent loads.
+inline constexpr int merge_rows_slices = 16;
+template <class Op>
+__global__ void __launch_bounds__(32 * merge_rows_slices) merge_rows_kernel(const typename Op::value_type* rows,
+                                                                            int row_count, std::int64_t num_bins,
+                                                                            Op op, typename Op::value_type* dest) {
+  using T = typename Op::value_type;
+  __shared__ __align__(16) unsigned char partial_bytes[merge_rows_slices * 32 * sizeof(T)];  // raw: T may have constructors
+  T(*partial)[32] = reinterpret_cast<T(*)[32]>(partial_bytes);
+  const std::int64_t b = blockIdx.x * std::int64_t{32} + threadIdx.x;
+  const T identity = Op::identity();
+  T acc = identity;
+  if (b < num_bins)
+    for (int r = threadIdx.y; r < row_count; r += merge_rows_slices) acc = op(acc, rows[r * num_bins + b]);
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || b >= num_bins) return;
+  for (int y = 1; y < merge_rows_slices; ++y) acc = op(acc, partial[y][threadIdx.x]);
+  if (!bitwise_equal(acc, identity)) dest[b] = op(dest[b], acc);
 }
 
 }  // namespace ghist::detail
