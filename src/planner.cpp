@@ -350,10 +350,13 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     //   H = 196608: 286 / 302 / 296 / 304 / 310;   H = 393216: 289 / 305 / 298 / 304 / 313;
     //   H = 786432: 360 / 382 (one block per SM) / 302 / 308 / 315;   H = 1572864: 32 groups 375, 48 431 (one
     //   block per SM), 64 315. Fewer groups make longer runs but more merges (blocks x bins per group).
+    // (cas at RF = 63 does better with 32 groups than 384 since its second pass merges through rows: lent H100,
+    // 2026-11-22, H = 196608..1572864, 1567-1836 us against 1805-2665.)
     const bool contended_class = p.op_class != atomic_class::hdw;
-    group_bins = ceil_div(H, !contended_class              ? k.partition_groups_hdw
-                             : race_factor_used(p) > 8 ? k.partition_groups_contended
-                                                       : k.partition_groups);
+    const bool many_groups = p.op_class == atomic_class::xcg && race_factor_used(p) > 8;
+    group_bins = ceil_div(H, !contended_class ? k.partition_groups_hdw
+                             : many_groups    ? k.partition_groups_contended
+                                              : k.partition_groups);
     // 4 KiB below the exact half: groups of 115712 bytes (half of the SM less the reserved 1 KiB) measured as if
     // one block per SM (H = 786432: 411 us against 304 us for 98304 bytes), 112348 bytes as two (~300 us).
     const std::size_t two_share = usable > 4096 ? usable - 4096 : usable;
@@ -391,7 +394,16 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   pl.block = detail::partition_block;
   pl.grid = p.n > 0 ? (o.grid > 0 ? o.grid : resident) : 0;  // the second pass's blocks, shared out among groups
   pl.shared_bytes = shared;
-  pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H, p.op_class == atomic_class::xcg).bytes;
+  // cas and xcg: a group's blocks merge through rows (plan::merge_rows; see choose_merge_rows) when they fit the cap.
+  std::size_t rows = 0;
+  if (p.op_class != atomic_class::hdw && pl.grid > 0) {
+    rows = detail::group_rows_bytes(pl.grid, groups, group_bins, p.value_bytes);
+    if (rows > k.merge_rows_max_bytes) rows = 0;
+  }
+  pl.merge_rows = rows > 0;
+  pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H,
+                                                p.op_class == atomic_class::xcg && !pl.merge_rows, rows)
+                      .bytes;
   out = pl;
   return true;
 }
@@ -484,22 +496,23 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   plan partitioned;
   if (use_shared) {
     plan shared = shared_plan(p, dev, overrides, constants);
-    // Departure: the lock class re-reads the input for every pass of a multi-pass shared plan; partitioned reads
-    // it once (lent H100, 2026-11-21, N = 50M, unpacked argmax, H = 49152 in 3 passes: 6536 us RF = 1 and 7405 us
-    // RF = 63; partitioned 1175 us with 32 groups and 6349 us with 384).
-    if (shared.S > 1 && p.op_class == atomic_class::xcg && free_shape &&
+    // Departure: cas and xcg re-read the input for every pass of a multi-pass shared plan; partitioned reads it
+    // once (lent H100, 2026-11-21, N = 50M, unpacked argmax, H = 49152 in 3 passes: 6536 us RF = 1 and 7405 us
+    // RF = 63; partitioned 1175 us with 32 groups and 6349 us with 384; 2026-11-22, packed argmax, H = 49152 in 2
+    // passes: 618 / 640 us at RF = 1 / 63, partitioned 416 / 465 us). hdw's passes are cheap enough to keep.
+    if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape &&
         partition_plan(p, dev, overrides, constants, false, partitioned))
       return partitioned;
     return shared;
   }
-  // Departure: element inputs take the partitioned strategy (seed 003's idea) in place of global memory, except
-  // the compare-and-swap class with RF above partition_max_rf_cas. Lent H100, 2026-11-21, N = 50M, seed 000's
-  // input, H = 196608 / 1572864 (bench/NOTES.md): hdw 365 / 446 us against 616 / 597 in global memory; cas RF = 1
-  // 867 / 1074 against 1471 / 1485; xcg 1145 / 1773 against 4582 / 4491, and in global memory every warp of an
-  // all-in-one-bin input queues on one L2 lock (20.9 s at H = 1572864); cas RF = 63 loses (global 1839 / 1828).
-  const bool cas_contended = p.op_class == atomic_class::cas && race_factor_used(p) > constants.partition_max_rf_cas;
-  if (free_shape && !cas_contended && partition_plan(p, dev, overrides, constants, false, partitioned))
-    return partitioned;
+  // Departure: element inputs take the partitioned strategy (seed 003's idea) in place of global memory. Lent H100,
+  // 2026-11-21, N = 50M, seed 000's input, H = 196608 / 1572864 (bench/NOTES.md): hdw 365 / 446 us against 616 / 597
+  // in global memory; cas RF = 1 867 / 1074 against 1471 / 1485; xcg 1145 / 1773 against 4582 / 4491, and in global
+  // memory every warp of an all-in-one-bin input queues on one L2 lock (20.9 s at H = 1572864). cas at RF = 63 lost
+  // until the second pass merged through rows (2026-11-22, H = 196608 / 393216 / 786432 / 1572864: 32 groups 1836 /
+  // 1636 / 1567 / 1745 us against global 1829 / 1804 / 1713 / 1707; the packed argmax 462 / 466 / 567 against
+  // 720 / 772 / 766 at the first three).
+  if (free_shape && partition_plan(p, dev, overrides, constants, false, partitioned)) return partitioned;
   return global_plan(p, dev, overrides, constants);
 }
 

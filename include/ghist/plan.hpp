@@ -95,12 +95,10 @@ struct planner_constants {
   int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
-  /// partitioned: the number of groups it aims for, and the largest RF at which it replaces global memory for the
-  /// cas class (see src/planner.cpp for the measurements).
-  int partition_groups = 32;             ///< for cas and xcg with RF <= 8
+  /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
+  int partition_groups = 32;             ///< for cas, and xcg with RF <= 8
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
-  int partition_groups_contended = 384;  ///< for cas and xcg with RF > 8
-  double partition_max_rf_cas = 8.0;
+  int partition_groups_contended = 384;  ///< for xcg with RF > 8
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };

@@ -326,6 +326,29 @@ void merge_rows_and_fallback(std::initializer_list<std::int64_t> Hs) {
         }
   }
 }
+// The partitioned strategy's second pass merges a group's blocks through rows too (cas, xcg); with a caller's
+// workspace sized for the layout without rows, through atomics and locks.
+template <class Op>
+void partitioned_merge_rows_and_fallback() {
+  const std::int64_t H = 300007, n = (1 << 21) + 3;
+  ghist::options part;
+  part.overrides.kind = ghist::strategy::partitioned;
+  const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, part);
+  EXPECT_TRUE(pl.merge_rows) << pl.to_string();
+  constexpr bool xcg = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
+  const std::size_t without_rows = ghist::detail::make_partition_layout(n, pl.S, sizeof(std::uint64_t), H, xcg).bytes;
+  ASSERT_LT(without_rows, pl.temp_bytes);
+  for (distribution d : {distribution::uniform, distribution::one_bin, distribution::sorted})
+    for (std::size_t workspace : {std::size_t(0), without_rows}) {
+      test_case c{d, n, H, ghist::strategy::partitioned, ghist::mode::accumulate};
+      c.workspace_bytes = workspace;
+      check_against_cpu<Op>(c);
+    }
+}
+TEST(GpuVsCpu, PartitionedMergeRows) {
+  partitioned_merge_rows_and_fallback<saturating_add24>();
+  partitioned_merge_rows_and_fallback<unpacked_argmax>();
+}
 TEST(GpuVsCpu, CasMergeRows) { merge_rows_and_fallback<saturating_add24>({1, 31, 4097, 12288}); }
 TEST(GpuVsCpu, CasPackedMergeRows) { merge_rows_and_fallback<packed_argmax>({31, 4097}); }
 TEST(GpuVsCpu, XcgMergeRows) { merge_rows_and_fallback<unpacked_argmax>({31, 2048, 6000}); }

@@ -566,6 +566,21 @@ TEST(PlannerBytes, Temp) {
   EXPECT_EQ(xcg_locks.temp_bytes, 4000u);
   EXPECT_EQ(ghist::make_shared_plan(small_problem(paper_n, 1000, atomic_class::cas, 4), dev, {}, small_cap).temp_bytes,
             0u);
+  // Partitioned, cas and xcg: a row of H_chk values per second-pass block (at most grid + groups) after the
+  // layout; hdw merges with atomics.
+  problem big = small_problem(paper_n, 1572864, atomic_class::cas, 4);
+  big.record_bytes = 4;
+  plan_overrides part;
+  part.kind = strategy::partitioned;
+  const plan cas_part = ghist::make_plan(big, dev, part);
+  EXPECT_TRUE(cas_part.merge_rows) << cas_part.to_string();
+  const auto cas_layout = ghist::detail::make_partition_layout(paper_n, cas_part.S, 4, big.num_bins, false);
+  EXPECT_EQ(cas_part.temp_bytes, cas_layout.bytes + ghist::detail::partition_align(ghist::detail::group_rows_bytes(
+                                                        cas_part.grid, cas_part.S, cas_part.H_chk, 4)));
+  big.op_class = atomic_class::hdw;
+  const plan hdw_part = ghist::make_plan(big, dev, part);
+  EXPECT_FALSE(hdw_part.merge_rows);
+  EXPECT_EQ(hdw_part.temp_bytes, ghist::detail::make_partition_layout(paper_n, hdw_part.S, 4, big.num_bins, false).bytes);
   // Global, M = 1: hdw/cas straight into the destination, xcg its locks.
   problem p = small_problem(1000, 2000, atomic_class::xcg, 8);
   EXPECT_EQ(ghist::make_global_plan(p, dev).temp_bytes, 8000u);
@@ -695,11 +710,14 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.M, 4);  // 4 copies of 24 KiB fit the 113 KiB share of one of 2 blocks per SM; 8 do not
   EXPECT_EQ(pl.shared_bytes, 4u * 6144u * 4u);
 
-  // Auto, in place of global memory: element inputs of every class, but not cas with RF > 8.
+  // Auto, in place of global memory: element inputs of every class, cas at RF = 63 too (32 groups; xcg takes 384).
   EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::partitioned);
   EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::partitioned);
   cas.race_factor = 63;
-  EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::global_memory);
+  pl = ghist::make_plan(cas, dev);
+  EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_EQ(pl.S, 32);
+  EXPECT_TRUE(pl.merge_rows);
   problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
   xcg.record_bytes = 4;
@@ -710,6 +728,11 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
   xcg_mid.num_bins = 12288;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
+  // So does the compare-and-swap class (the packed argmax, 8 bytes: H = 49152 takes 2 passes).
+  problem packed = small_problem(paper_n, 49152, atomic_class::cas, 8);
+  packed.record_bytes = 4;
+  EXPECT_EQ(ghist::make_plan(packed, dev).kind, ghist::strategy::partitioned);
+  EXPECT_EQ(ghist::make_shared_plan(packed, dev).S, 2);
   problem small = paper_problem(atomic_class::hdw, 12288);
   small.record_bytes = 4;
   EXPECT_EQ(ghist::make_plan(small, dev).kind, ghist::strategy::shared_memory) << "only in place of global memory";

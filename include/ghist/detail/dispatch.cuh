@@ -166,14 +166,18 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       throw error("a partitioned plan needs S = ceil(H / H_chk) <= " + std::to_string(max_partition_groups) +
                   " groups and H < 2^31 (" + pl.to_string() + ")");
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
-    const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, xcg);
+    using T = typename Op::value_type;
+    const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
+    const bool with_locks = xcg && !pl.merge_rows;
+    const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, with_locks, rows_bytes);
     auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
     In* records = reinterpret_cast<In*>(base + l.records);
     auto* offsets = reinterpret_cast<unsigned*>(base + l.offsets);
     auto* totals = reinterpret_cast<unsigned long long*>(base + l.totals);
     auto* starts = reinterpret_cast<unsigned*>(base + l.starts);
-    int* locks = xcg ? reinterpret_cast<int*>(base + l.locks) : nullptr;
-    if constexpr (xcg)
+    int* locks = with_locks ? reinterpret_cast<int*>(base + l.locks) : nullptr;
+    T* rows = pl.merge_rows ? reinterpret_cast<T*>(base + l.rows) : nullptr;
+    if (with_locks)
       GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
 
     auto partition = partition_kernel<In, BinFn>;
@@ -199,8 +203,14 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts);
       GHIST_CUDA_CHECK(cudaGetLastError());
       histogram<<<pl.grid + groups, partition_block, pl.shared_bytes, stream>>>(
-          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, num_bins, group_of, pl.M);
+          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
+          pl.M);
       GHIST_CUDA_CHECK(cudaGetLastError());
+      if (rows != nullptr) {
+        merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(
+            rows, starts, num_bins, group_of, op, dest);
+        GHIST_CUDA_CHECK(cudaGetLastError());
+      }
     }
   }
 }
@@ -232,8 +242,12 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   }
   // A caller's workspace too small for merging through rows: the blocks merge with atomics (and xcg's locks).
   if (opts.scratch.data != nullptr && pl.merge_rows && opts.scratch.bytes < pl.temp_bytes) {
+    constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
     pl.merge_rows = false;
-    pl.temp_bytes = atomic_class_of<Op> == atomic_class::xcg ? static_cast<std::size_t>(num_bins) * sizeof(int) : 0;
+    if (pl.kind == strategy::partitioned)
+      pl.temp_bytes = make_partition_layout(n, pl.S, p.record_bytes, num_bins, xcg).bytes;
+    else
+      pl.temp_bytes = xcg ? static_cast<std::size_t>(num_bins) * sizeof(int) : 0;
   }
   if (opts.scratch.data != nullptr) {
     if (opts.scratch.bytes < pl.temp_bytes)

@@ -9,7 +9,10 @@
 //   2. assign_group_blocks_kernel: each group gets second-pass blocks in proportion to its inputs (at least one),
 //      so an input that is all in one bin still keeps every SM busy.
 //   3. group_histogram_kernel: a block histograms one group's runs from a share of the tiles into shared memory and
-//      merges it into dest: a plain read-modify-write when it is the group's only block, else the global atomic.
+//      merges it into dest: a plain read-modify-write when it is the group's only block, else the global atomic,
+//      or (plan::merge_rows, the cas and xcg classes) its row of the workspace, which merge_group_rows_kernel folds
+//      into dest: a skewed input gives a hot group hundreds of blocks, whose compare-and-swaps or locks on the same
+//      bins would otherwise retry and queue.
 //
 // The records are the input elements themselves, and the second pass applies the bin function again: for 4-byte
 // inputs that moves 4 bytes per input each way, where (bin, value) pairs would take 8.
@@ -265,7 +268,9 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
                                                                           const unsigned* starts, int groups,
                                                                           BinFn f, Op op,
                                                                           typename Op::value_type* dest,
-                                                                          int* dest_locks, std::int64_t num_bins,
+                                                                          int* dest_locks,
+                                                                          typename Op::value_type* rows,
+                                                                          std::int64_t num_bins,
                                                                           group_divider group_of, int M) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
@@ -359,10 +364,34 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
   for (std::int64_t b = threadIdx.x; b < len; b += blockDim.x) {
     T acc = subs[b];
     for (int m = 1; m < M; ++m) acc = op(acc, subs[m * stride + b]);
+    if (K > 1 && rows != nullptr) {
+      rows[std::int64_t{block} * stride + b] = acc;  // every bin: merge_group_rows_kernel reads the whole row
+      continue;
+    }
     if (bitwise_equal(acc, identity)) continue;
     if (K == 1) dest[lo + b] = op(dest[lo + b], acc);
     else atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
   }
+}
+
+/// After group_histogram_kernel with rows: bin b of a group with K > 1 blocks gets the fold of its K rows (a group
+/// with one block wrote dest itself). Rows are H_chk values long, row r belonging to second-pass block r.
+template <class Op>
+__global__ void __launch_bounds__(256) merge_group_rows_kernel(const typename Op::value_type* rows,
+                                                               const unsigned* starts, std::int64_t num_bins,
+                                                               group_divider group_of, Op op,
+                                                               typename Op::value_type* dest) {
+  using T = typename Op::value_type;
+  const std::int64_t b = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (b >= num_bins) return;
+  const unsigned g = group_of(static_cast<std::uint32_t>(b));
+  const unsigned first = starts[g], last = starts[g + 1];
+  if (last - first < 2) return;
+  const std::int64_t stride = group_of.d, offset = b - std::int64_t{g} * stride;
+  const T identity = Op::identity();
+  T acc = identity;
+  for (unsigned r = first; r < last; ++r) acc = op(acc, rows[r * stride + offset]);
+  if (!bitwise_equal(acc, identity)) dest[b] = op(dest[b], acc);
 }
 
 }  // namespace ghist::detail

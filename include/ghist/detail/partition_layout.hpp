@@ -8,7 +8,9 @@
 //            (row `groups` holds each tile's count of records kept)
 //   totals   groups 64-bit counts of records per group in the slice
 //   starts   groups + 1: the first second-pass block of each group (blocks per group follow the group's share)
-//   locks    num_bins locks of the destination, for the lock class
+//   locks    num_bins locks of the destination, for the lock class when it merges with locks
+//   rows     (grid + groups) rows of H_chk values, one per second-pass block, when the blocks merge through rows
+//            (plan::merge_rows: the cas and xcg classes; group_rows_bytes)
 #pragma once
 
 #include <algorithm>
@@ -63,13 +65,20 @@ struct group_divider {
 
 struct partition_layout {
   std::int64_t slice_tiles = 0;
-  std::size_t records = 0, offsets = 0, totals = 0, starts = 0, locks = 0, bytes = 0;
+  std::size_t records = 0, offsets = 0, totals = 0, starts = 0, locks = 0, rows = 0, bytes = 0;
 };
 
 inline std::size_t partition_align(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+/// Bytes of the second pass's rows: one of H_chk values per block, for at most grid + groups blocks.
+inline std::size_t group_rows_bytes(int grid, int groups, std::int64_t H_chk, std::size_t value_bytes) {
+  return (static_cast<std::size_t>(grid) + static_cast<std::size_t>(groups)) * static_cast<std::size_t>(H_chk) *
+         value_bytes;
+}
+
+/// with_locks: the destination's locks (xcg merging with locks); rows_bytes: the rows (0: none).
 inline partition_layout make_partition_layout(std::int64_t n, int groups, std::size_t record_bytes,
-                                              std::int64_t num_bins, bool with_locks) {
+                                              std::int64_t num_bins, bool with_locks, std::size_t rows_bytes = 0) {
   partition_layout l;
   l.slice_tiles = std::max<std::int64_t>(1, std::min((n + partition_tile - 1) / partition_tile, partition_slice_tiles));
   const auto tiles = static_cast<std::size_t>(l.slice_tiles);
@@ -79,7 +88,8 @@ inline partition_layout make_partition_layout(std::int64_t n, int groups, std::s
   l.totals = l.offsets + partition_align((g + 1) * tiles * sizeof(std::uint32_t));
   l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
   l.locks = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
-  l.bytes = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
+  l.rows = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
+  l.bytes = l.rows + partition_align(rows_bytes);
   return l;
 }
 
