@@ -76,15 +76,18 @@ void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream)
 
 template <class Source, class Op>
 void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
-                   scratch_space& scratch, cudaStream_t stream) {
+                   mode how, scratch_space& scratch, cudaStream_t stream) {
   using T = typename Op::value_type;
   int* dest_locks = nullptr;
   T* rows = nullptr;
   if (pl.merge_rows) {
-    rows = static_cast<T*>(scratch.get(pl.temp_bytes));
-  } else if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
-    dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
-    GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+    rows = static_cast<T*>(scratch.get(pl.temp_bytes));  // in overwrite mode the fold writes every bin: no fill
+  } else {
+    if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+    if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+      dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
+      GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+    }
   }
   auto launch = [&](auto kernel) {
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -94,7 +97,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows == nullptr) return;
     const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
-    merge_rows_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, num_bins, op, dest);
+    merge_rows_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, num_bins, op, dest,
+                                                                         how == mode::overwrite);
     GHIST_CUDA_CHECK(cudaGetLastError());
   };
   // The warp-private variant is compiled only for the lock class, the one the planner gives it to.
@@ -270,8 +274,7 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   }
 
   if (pl.kind == strategy::shared_memory) {
-    if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
-    launch_shared(src, op, dest, num_bins, pl, scratch, stream);
+    launch_shared(src, op, dest, num_bins, pl, opts.how, scratch, stream);
   } else if (pl.kind == strategy::partitioned) {
     if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
     launch_partitioned(src, op, dest, num_bins, pl, scratch, stream);
