@@ -65,9 +65,10 @@ struct plan {
   /// shared memory only: one sub-histogram per warp (M = block / 32, C = 32), updated without atomics or locks
   /// after each warp folds its lanes' equal bins. Chosen by make_plan for the lock class when it fits.
   bool warp_private = false;
-  /// shared memory only: each block writes its sums to its row of a grid x H workspace (temp_bytes) and a second
-  /// kernel folds the rows into the destination, in place of global atomics (or locks) per block and bin. Chosen
-  /// for the cas and xcg classes while the rows take at most planner_constants::merge_rows_max_bytes.
+  /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
+  /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
+  /// in place of global atomics (or locks) per block and bin. Chosen for the cas and xcg classes while the rows take
+  /// at most planner_constants::merge_rows_max_bytes.
   bool merge_rows = false;
 
   std::string to_string() const;
