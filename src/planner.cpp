@@ -118,6 +118,19 @@ void choose_merge_rows(const problem& p, const planner_constants& k, plan& pl) {
   pl.temp_bytes = rows;  // the rows replace xcg's destination locks
 }
 
+// Shared memory, cas: lost updates wait in registers (plan::defer_lost_updates), except when the race factor says
+// H / RF >= 4 active bins with RF >= 8: there a kept bin comes back for only one input in H / RF and the warp splits
+// between folding and swapping lanes at every step. Lent H100, 2026-11-22, N = 50M, seed 000's saturating add, us:
+// uniform RF = 63 (8..780 active bins) H = 505 / 12288 546 / 568 with the plain loop, 855 / 875 deferring; RF = 63
+// with 1 or 2 active bins (H = 31, 127) 208 / 489 -> 111 / 479; RF = 1 145..181 -> 108..180; skewed input told
+// RF = 1: one bin 1142 -> 109 (H = 505), Zipf(1.1) 8898 -> 2267 (H = 24576). Skewed input told RF = 63 keeps the
+// plain loop and its contention (one bin, H = 24576: 106 ms): a caller who knows of the skew can say RF = 1.
+void choose_defer_lost_updates(const problem& p, plan& pl) {
+  const double RF = race_factor_used(p);
+  const double active_bins = static_cast<double>(p.num_bins) / RF;
+  pl.defer_lost_updates = p.op_class == atomic_class::cas && !(RF >= 8 && active_bins >= 4);
+}
+
 plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                       int blocks_per_sm) {
   const i64 N = p.n, H = p.num_bins;
@@ -186,6 +199,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // Each block merges its result into the destination; xcg does it under a lock per destination bin.
   pl.temp_bytes = (p.op_class == atomic_class::xcg && grid > 0) ? static_cast<std::size_t>(H) * lock_bytes : 0;
   choose_merge_rows(p, k, pl);
+  choose_defer_lost_updates(p, pl);
   return pl;
 }
 
@@ -435,7 +449,8 @@ std::string plan::to_string() const {
   return std::string("strategy=") + ghist::to_string(kind) + " M=" + std::to_string(M) + " S=" + std::to_string(S) +
          " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
-         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") + (merge_rows ? " merge_rows" : "");
+         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") + (merge_rows ? " merge_rows" : "") +
+         (defer_lost_updates ? " defer_lost_updates" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

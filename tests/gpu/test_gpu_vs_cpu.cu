@@ -26,6 +26,8 @@ struct test_case {
   int groups = 0;  ///< overrides.S (the partitioned strategy's groups); 0 = planner decides
   /// > 0: a caller's workspace of this many bytes (options.scratch) in place of ghist's pool
   std::size_t workspace_bytes = 0;
+  double race_factor = 0.0;  ///< options.race_factor (0 = unknown)
+  int block = 0;             ///< overrides.block; 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -33,7 +35,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
   s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
-    << " seed=" << seed;
+    << " RF=" << c.race_factor << " block=" << c.block << " seed=" << seed;
   return s.str();
 }
 
@@ -67,6 +69,8 @@ void check_against_cpu(const test_case& c) {
   opts.how = c.how;
   opts.overrides.kind = c.kind;
   opts.overrides.S = c.groups;
+  opts.overrides.block = c.block;
+  opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
   if (c.indexed)
@@ -348,6 +352,34 @@ void partitioned_merge_rows_and_fallback() {
 TEST(GpuVsCpu, PartitionedMergeRows) {
   partitioned_merge_rows_and_fallback<saturating_add24>();
   partitioned_merge_rows_and_fallback<unpacked_argmax>();
+}
+// The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
+// into it (plan::defer_lost_updates), unless told a high race factor over many bins. Both ways, on inputs where
+// updates are lost and kept (one bin, Zipf, sorted) and with blocks of 1000 threads, whose last warp is partial
+// (the warp folds the kept updates of its existing lanes at the end of each pass).
+template <class Op>
+void deferred_and_plain_shared_cas() {
+  const std::int64_t n = (1 << 20) + 7;
+  for (double rf : {1.0, 63.0})
+    for (std::int64_t H : {1, 31, 505, 4097}) {
+      ghist::options opts;
+      opts.race_factor = rf;
+      opts.overrides.kind = ghist::strategy::shared_memory;
+      const auto pl = ghist::plan_for<Op>(n, H, opts);
+      ASSERT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
+      EXPECT_EQ(pl.defer_lost_updates, !(rf >= 8 && double(H) / rf >= 4)) << pl.to_string();
+      for (int block : {0, 1000})
+        for (distribution d : {distribution::uniform, distribution::one_bin, distribution::zipf, distribution::sorted}) {
+          test_case c{d, n, H, ghist::strategy::shared_memory, ghist::mode::accumulate};
+          c.race_factor = rf;
+          c.block = block;
+          check_against_cpu<Op>(c);
+        }
+    }
+}
+TEST(GpuVsCpu, CasDeferredAndPlainSharedUpdates) {
+  deferred_and_plain_shared_cas<saturating_add24>();
+  deferred_and_plain_shared_cas<packed_argmax>();
 }
 TEST(GpuVsCpu, CasMergeRows) { merge_rows_and_fallback<saturating_add24>({1, 31, 4097, 12288}); }
 TEST(GpuVsCpu, CasPackedMergeRows) { merge_rows_and_fallback<packed_argmax>({31, 4097}); }

@@ -265,6 +265,27 @@ TEST(PlannerH100, WarpPrivateLockClass) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 31), dev, o).warp_private);
 }
 
+TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
+  // cas shared plans keep lost updates in registers, except for RF >= 8 with H / RF >= 4 active bins (measured
+  // slower there on the lent H100); never for the other classes. RF 0 (unknown) counts as 1.
+  const device_info dev = device_info::h100_sxm();
+  struct row {
+    std::int64_t H;
+    double rf;
+    bool defer;
+  };
+  for (const row r : {row{31, 1, true}, row{12288, 1, true}, row{31, 63, true}, row{127, 63, true},
+                      row{251, 63, true}, row{252, 63, false}, row{505, 63, false}, row{12288, 63, false},
+                      row{12288, 0, true}, row{64, 8, false}, row{64, 7.9, true}}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
+    ASSERT_EQ(pl.kind, strategy::shared_memory) << pl.to_string();
+    EXPECT_EQ(pl.defer_lost_updates, r.defer) << "H=" << r.H << " RF=" << r.rf << " " << pl.to_string();
+    EXPECT_EQ(pl.to_string().find("defer_lost_updates") != std::string::npos, r.defer);
+  }
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31), dev).defer_lost_updates);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).defer_lost_updates);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 3. Overrides and edge cases.
 

@@ -101,12 +101,19 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
                                                                          how == mode::overwrite);
     GHIST_CUDA_CHECK(cudaGetLastError());
   };
-  // The warp-private variant is compiled only for the lock class, the one the planner gives it to.
+  // The warp-private variant is compiled only for the lock class, the deferring one only for the compare-and-swap
+  // class: the classes the planner gives them to.
   if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)
         throw error("a warp-private plan needs whole warps and M = block / 32 (" + pl.to_string() + ")");
       launch(shared_memory_kernel<Source, Op, true>);
+      return;
+    }
+  }
+  if constexpr (atomic_class_of<Op> == atomic_class::cas) {
+    if (pl.defer_lost_updates) {
+      launch(shared_memory_kernel<Source, Op, false, true>);
       return;
     }
   }

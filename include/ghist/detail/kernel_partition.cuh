@@ -25,6 +25,7 @@
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/deferred_cas.cuh"
 #include "ghist/detail/input_source.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/partition_layout.hpp"
@@ -302,6 +303,11 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
   auto update = [&](auto b, const T& v) {
     atomic_update<memory_level::shared>(op, sub + b, v, xcg ? sub_locks + b : nullptr);
   };
+  constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
+  // cas: a lost update waits in registers (deferred_cas.cuh). Always here: uniform RF = 63 with the plain loop took
+  // 1410-1849 us at H = 196608..1572864 on the lent H100, 840-1319 us with it (2026-11-22).
+  deferred_cas_updater<Op> deferred(op);
+  const int sub_at = (warp % M) * stride;
   const unsigned* first = offsets + std::int64_t{g} * slice_tiles;
   const unsigned* next = offsets + std::int64_t{g + 1} * slice_tiles;
   // This block's tiles are k + K * j; warp w takes j = w, w + warps, ... (so that a block with few tiles still
@@ -317,8 +323,9 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
       // In [0, len): the first pass kept only this group's inputs here. 32-bit arithmetic (bins are below 2^31):
       // this pass too is bound by instruction issue.
       const int b = static_cast<int>(u.bin) - static_cast<int>(lo);
-      if constexpr (!use_warp_aggregation<Op, memory_level::shared>) update(b, u.value);
-      else warp_aggregated_update(op, b, len, u.value, update);
+      if constexpr (use_warp_aggregation<Op, memory_level::shared>) warp_aggregated_update(op, b, len, u.value, update);
+      else if constexpr (cas) deferred.update(subs, sub_at + b, u.value);
+      else update(b, u.value);
     };
     // Runs are short (tens of records), so a warp loads the first two rounds of `unroll` runs before using any:
     // one memory latency per `unroll` runs instead of one per run and round.
@@ -357,6 +364,7 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
       }
     }
   }
+  if constexpr (cas) deferred.flush(subs);
   __syncthreads();
   // Merge: the group's only block owns its bins in dest; otherwise the global atomic (and lock, for xcg).
   // (Starting the K blocks of a group at different bins, so that they would not queue on the same addresses, made

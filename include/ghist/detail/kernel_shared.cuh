@@ -16,6 +16,7 @@
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/deferred_cas.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/update.hpp"
 
@@ -27,7 +28,7 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
   return (static_cast<std::size_t>(count) * sizeof(T) + 3) / 4 * 4;
 }
 
-template <class Source, class Op, bool WarpPrivate>
+template <class Source, class Op, bool WarpPrivate, bool DeferLost = false>
 __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
                                                              int* dest_locks, typename Op::value_type* rows,
                                                              std::int64_t num_bins, int M, std::int64_t H_chk,
@@ -43,6 +44,8 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const T identity = Op::identity();
+  constexpr bool defer = atomic_class_of<Op> == atomic_class::cas && DeferLost;
+  deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
 
   for (int pass = 0; pass < S; ++pass) {
     const std::int64_t lo = pass * H_chk;
@@ -67,15 +70,18 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       auto visit = [&](const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
-        if constexpr (!use_warp_aggregation<Op, memory_level::shared>) {
-          if (in_chunk) update(b, u.value);
-        } else {
+        if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
           if (in_chunk) warp_aggregated_update(op, b, len, u.value, update);
+        } else if constexpr (defer) {
+          if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
+        } else {
+          if (in_chunk) update(b, u.value);
         }
       };
       // The hardware atomic returns nothing to wait for; the other classes wait on each update's result.
       if constexpr (atomic_class_of<Op> == atomic_class::hdw) src.for_each(rank, threads, visit);
       else src.for_each_prefetched(rank, threads, visit);
+      if constexpr (defer) deferred.flush(subs);
     }
     __syncthreads();
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies

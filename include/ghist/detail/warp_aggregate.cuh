@@ -7,8 +7,9 @@
 //    (or of the GPU) on one lock. All in one bin, H = 12288: 245 ms without it;
 //  - every class in global memory: one bin hit by all 270K threads serialises in L2 (hdw one_bin H = 196608:
 //    4457 us against 604 us uniform), and global updates are bound by L2 atomics, not by issue slots;
-//  - cas in shared memory: no, for now. The per-input match cost 2x on uniform input (H = 505: 419 -> 862 us),
-//    more than its contention costs; a cheaper trigger is work for the speed issue.
+//  - cas in shared memory: no. The per-input match cost 2x on uniform input (H = 505: 419 -> 862 us), more than
+//    its contention costs; a thread keeps a lost update in registers instead (deferred_cas.cuh), and the warp
+//    aggregates only those kept updates, once per pass.
 // Lanes whose input falls outside the current chunk do not take part (they skip the match).
 #pragma once
 

@@ -1,0 +1,90 @@
+// The compare-and-swap class in shared memory, with a thread's lost update deferred in registers.
+//
+// A hot bin (every input in one bin, the first ranks of a Zipf input) is one shared-memory word that many warps
+// compare-and-swap at once. One wins per round trip; the others read again and retry, and the retries queue on the
+// same word: on the lent H100 (2026-11-22, N = 50M, seed 000's 24-bit saturating add) all inputs in one bin took
+// 106 ms at H = 24576 and Zipf(1.1) 125 ms at H = 1.5M, against 0.16-0.5 ms for uniform input.
+//
+// So a thread keeps one update in registers: an update whose compare-and-swap loses (another thread changed the
+// word between the read and the swap) is kept instead of retried when the thread keeps nothing yet, later inputs of
+// the same word fold into it without touching memory, and it is written at the end of the pass, where the warp first
+// folds its kept updates of equal words (a hot word then takes one retry loop per warp). A loss while an update is
+// kept retries at once from the value the swap returned, as the plain loop does. Same run, lent H100, us:
+//   - one bin, RF = 63, H = 6144 / 24576: 36400 / 106700 -> 100 / 107; RF = 1, H = 505: 1142 -> 109;
+//   - Zipf(1.1), RF = 1, H = 24576 / 1572864: 8898 / 126144 -> 2267 / 6246;
+//   - uniform, RF = 1, H = 31 / 12288: 145 / 162 -> 108 / 146 (a lost update no longer waits for its retry);
+//   - but uniform RF = 63 with 8 or more active bins per copy, H = 505 .. 49152 (shared memory): 546 -> 855: there
+//     a thread's kept word comes back for one input in eight, and the warp splits between lanes that fold and lanes
+//     that swap at every step. The planner leaves those plans the plain loop (plan::defer_lost_updates).
+// Variants measured and dropped (same runs): two or four kept words (one compare per input each: RF = 1 12288
+// 146 -> 177 us); keeping only after a second loss (uniform RF = 1 2-3x slower); branch-free selects around the hit
+// (uniform 1.5-2x slower); a warp vote after each first try that folds the lanes that lost (uniform 2-3x slower).
+// Warp-wide steps and extra branches in this latency-bound loop cost more than the contention they save.
+#pragma once
+
+#include <cstdint>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/warp_aggregate.cuh"
+
+namespace ghist::detail {
+
+/// The lanes of the calling thread's warp that exist (a block of B threads has a partial last warp when B % 32 != 0).
+__device__ __forceinline__ unsigned existing_lanes_mask() {
+  const unsigned first = threadIdx.x / 32 * 32;  // blocks are one-dimensional here
+  const unsigned lanes = blockDim.x - first < 32 ? blockDim.x - first : 32;
+  return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+}
+
+/// One per thread (kernels of the other classes may declare one and never call it).
+template <class Op>
+class deferred_cas_updater {
+ public:
+  using T = typename Op::value_type;
+
+  __device__ explicit deferred_cas_updater(Op op) : op_(op), kept_(Op::identity()) {}
+
+  /// words[at] (+)= v, now or at flush(). `words` is shared memory, the same array at every call.
+  __device__ __forceinline__ void update(T* words, int at, const T& v) {
+    static_assert(atomic_class_of<Op> == atomic_class::cas, "for the compare-and-swap class");
+    if (at == kept_at_) {
+      kept_ = op_(kept_, v);
+      return;
+    }
+    using W = word_t<T>;
+    W* word = reinterpret_cast<W*>(words + at);
+    W assumed = *reinterpret_cast<volatile W*>(word);
+    W old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    if (old == assumed) return;
+    if (kept_at_ < 0) {
+      kept_at_ = at;
+      kept_ = v;
+      return;
+    }
+    do {
+      assumed = old;
+      old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    } while (old != assumed);
+  }
+
+  /// Writes the kept update. Every existing lane of the warp calls it after its last update: the warp folds kept
+  /// updates of equal words first.
+  __device__ __forceinline__ void flush(T* words) {
+    const unsigned mask = existing_lanes_mask();
+    __syncwarp(mask);
+    T v = kept_;
+    // Word indices are below 2^31 (shared memory), so the 32-bit match: `bins` only has to say so.
+    if (fold_equal_bins(op_, mask, kept_at_, std::int64_t{0x7fffffff}, v, 1) && kept_at_ >= 0)
+      atomic_update<memory_level::shared>(op_, words + kept_at_, v, nullptr);
+    kept_at_ = -1;
+    kept_ = Op::identity();
+  }
+
+ private:
+  Op op_;
+  int kept_at_ = -1;  // the word of the kept update; -1: none
+  T kept_;
+};
+
+}  // namespace ghist::detail
