@@ -73,7 +73,7 @@ struct plan {
   /// shared memory, cas class: a thread keeps an update whose compare-and-swap lost in registers, folds later
   /// updates of the same bin into it and writes it at the end of the pass (detail/deferred_cas.cuh), instead of
   /// retrying at once. Chosen unless the race factor says several active bins per sub-histogram each draw a few
-  /// threads (see make_plan). The partitioned strategy always does it for cas.
+  /// threads (choose_defer_lost_updates in src/planner.cpp). The partitioned strategy always does it for cas.
   bool defer_lost_updates = false;
 
   std::string to_string() const;
