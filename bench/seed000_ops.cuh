@@ -83,6 +83,7 @@ struct seed000_bin {
 };
 
 struct hdw_fn {
+  static constexpr bool counts = true;  // HDW adds 1
   seed000_bin bin;
   __host__ __device__ ghist::bin_update<std::int32_t> operator()(std::uint32_t x) const { return {bin(x), 1}; }
 };

@@ -55,11 +55,12 @@ void generalized_histogram_indexed_async(std::int64_t n, BinFn f, Op op, typenam
 /// The plan generalized_histogram_async over n elements of type In would run on the current device (before any
 /// race-factor sampling: with options.race_factor == 0 it assumes RF = 1). Element inputs may take the
 /// partitioned strategy, which index inputs cannot (ghist::plan_for plans as for those). plan.temp_bytes is the
-/// workspace needed.
-template <class Op, class In>
+/// workspace needed. Give the bin function's type as BinFn when it counts (ghist::is_counting): the plan differs.
+template <class Op, class In, class BinFn = detail::no_bin_function>
 plan plan_for_elements(std::int64_t n, std::int64_t num_bins, const options& opts = {}) {
   problem p = problem_for<Op>(n, num_bins, opts.race_factor);
   p.record_bytes = detail::partition_traits<detail::element_source<In, detail::no_bin_function>>::record_bytes;
+  p.unit_increments = detail::unit_increments_v<BinFn, Op>;
   return make_plan(p, device_info::current(), opts.overrides);
 }
 

@@ -35,6 +35,9 @@ struct problem {
   /// Bytes of one input record that the partitioned strategy would copy (the input element); 0 when the inputs
   /// cannot be partitioned (index inputs, whose bin function reads memory ghist does not know).
   std::size_t record_bytes = 0;
+  /// Every update adds 1 to a 32-bit integer bin (a counting bin function, ghist::is_counting, with plus<int32>
+  /// or plus<uint32>): the shared-memory strategy then needs no copies to spread hot bins.
+  bool unit_increments = false;
 };
 
 /// The problem of a histogram with operator Op (its atomic class and bin type), n inputs and num_bins bins.

@@ -12,6 +12,7 @@
 #include "ghist/device_info.hpp"
 #include "ghist/error.hpp"
 #include "ghist/plan.hpp"
+#include "ghist/update.hpp"
 
 namespace {
 
@@ -284,6 +285,40 @@ TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
   }
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31), dev).defer_lost_updates);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).defer_lost_updates);
+}
+
+struct counting_fn {
+  static constexpr bool counts = true;
+};
+struct not_counting_fn {
+  static constexpr bool counts = false;
+};
+struct weighing_fn {};
+static_assert(ghist::is_counting_v<counting_fn> && !ghist::is_counting_v<not_counting_fn> &&
+                  !ghist::is_counting_v<weighing_fn>,
+              "a bin function counts only when it says so");
+
+TEST(PlannerH100, CountingKeepsOneCopyInSharedMemory) {
+  // Increments by 1 of 32-bit bins need no copies (the hardware folds a warp's equal bins); weights keep the
+  // model's M, and a fixed M still wins.
+  const device_info dev = device_info::h100_sxm();
+  for (std::int64_t H : {31, 505, 2048, 12288}) {
+    for (double rf : {1.0, 63.0}) {
+      problem p = paper_problem(atomic_class::hdw, H, rf);
+      const plan weighted = ghist::make_plan(p, dev);
+      p.unit_increments = true;
+      const plan counting = ghist::make_plan(p, dev);
+      ASSERT_EQ(counting.kind, strategy::shared_memory) << counting.to_string();
+      EXPECT_EQ(counting.M, 1) << "H=" << H << " RF=" << rf;
+      EXPECT_EQ(counting.S, 1);
+      EXPECT_EQ(counting.grid, weighted.grid);
+      EXPECT_EQ(counting.shared_bytes, static_cast<std::size_t>(H) * 4u);
+      if (H <= 2048) EXPECT_GT(weighted.M, 1) << weighted.to_string();
+      plan_overrides fixed;
+      fixed.M = 3;
+      EXPECT_EQ(ghist::make_plan(p, dev, fixed).M, 3);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -19,12 +19,14 @@ using count_word_t = std::make_unsigned_t<Count>;
 
 template <class Sample, class Count>
 struct count_even_bins {
+  static constexpr bool counts = true;
   even_bins<Sample> bins;
   __device__ bin_update<Count> operator()(Sample x) const { return {bins(x), Count(1)}; }
 };
 
 template <class Key, class Count>
 struct count_keys {
+  static constexpr bool counts = true;
   key_bins<Key> bins;
   __device__ bin_update<Count> operator()(Key k) const { return {bins(k), Count(1)}; }
 };
