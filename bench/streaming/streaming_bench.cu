@@ -7,7 +7,11 @@
 // Every result is checked against the CPU backend before it is timed. Times are wall-clock medians (the streaming
 // histogram's cost includes the host's waits, which is what a caller sees).
 //
+// --staging-sweep adds pageable rows for several chunk sizes, buffer counts and copy-thread counts, and memcpy rows
+// into a small pinned ring (does a ring that fits the host's cache copy faster than one as large as the input?).
+//
 //   ghist_streaming_bench [--quick] [--gb G] [--reps R] [--csv FILE] [--json FILE] [--file-gb G --dir PATH]
+//                         [--staging-sweep]
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -30,6 +34,7 @@
 #include "../timing.cuh"
 #include "ghist/cpu.hpp"
 #include "ghist/detail/streaming/chunk_plan.hpp"
+#include "ghist/detail/streaming/copy_pool.hpp"
 #include "ghist/streaming.hpp"
 
 namespace {
@@ -51,6 +56,7 @@ struct args {
   int reps = 5;
   std::string csv, json, dir;
   double file_gb = 0;
+  bool staging_sweep = false;
 };
 
 double ms_since(clock_type::time_point t0) {
@@ -273,9 +279,10 @@ int main(int argc, char** argv) {
     else if (s == "--json") a.json = next();
     else if (s == "--file-gb") a.file_gb = std::atof(next().c_str());
     else if (s == "--dir") a.dir = next();
+    else if (s == "--staging-sweep") a.staging_sweep = true;
     else {
       std::fprintf(stderr, "usage: ghist_streaming_bench [--quick] [--gb G] [--reps R] [--csv FILE] [--json FILE] "
-                           "[--file-gb G --dir PATH]\n");
+                           "[--file-gb G --dir PATH] [--staging-sweep]\n");
       return 2;
     }
   }
@@ -338,6 +345,19 @@ int main(int argc, char** argv) {
     r.ratio = r.gbps() / pinned_gbps;
     rows.push_back(r);
   }
+  if (a.staging_sweep)
+    for (std::size_t mib : {4, 16, 64}) {
+      const std::size_t ring = mib << 20;
+      row r{"memcpy pageable -> pinned ring", "bytes", std::to_string(mib) + " MiB ring, 16 thr", double(bytes)};
+      r.reps = a.reps;
+      ghist::detail::copy_pool pool;  // the library's kept threads: starting 16 per piece would dominate
+      r.ms = median_ms(a.reps, [&] {
+        for (std::size_t done = 0; done < bytes; done += ring)
+          pool.copy(pinned, pageable.data() + done, std::min(ring, bytes - done), 16);
+      });
+      r.ratio = r.gbps() / pinned_gbps;
+      rows.push_back(r);
+    }
   // cudaHostRegister: pinning the caller's pages instead of copying them.
   {
     row r{"cudaHostRegister + unregister", "bytes", "pageable", double(bytes)};
@@ -360,6 +380,21 @@ int main(int argc, char** argv) {
     const auto want = cpu_counts(x, n);
     ghist::streaming_options o;
     rows.push_back(time_streaming("pageable (auto threads)", x, n, want, a, o));
+    if (a.staging_sweep) {
+      // Staging shapes for pageable input: smaller chunks may stay in the host's last-level cache between the
+      // memcpy that writes them and the DMA that reads them; more threads or buffers overlap more.
+      for (std::size_t mib : {2, 4, 8, 16, 32, 64})
+        for (int buffers : {2, 3, 4})
+          for (int threads : {0, 8, 16}) {
+            ghist::streaming_options os = o;
+            os.chunk_bytes = mib << 20;
+            os.buffers = buffers;
+            os.copy_threads = threads;
+            const std::string what = "pageable, " + std::to_string(mib) + " MiB x" + std::to_string(buffers) +
+                                     (threads ? ", " + std::to_string(threads) + " thr" : ", auto thr");
+            rows.push_back(time_streaming(what.c_str(), x, n, want, a, os));
+          }
+    }
     for (int buffers : {3, 4}) {
       ghist::streaming_options ob = o;
       ob.buffers = buffers;
