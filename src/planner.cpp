@@ -174,6 +174,13 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // fixed M in 7 of the 8 cells (RF 1 and 63). Weights (not constant) keep the model's M: in one bin M = 1 was 2.5x slower for int32
   // weights and up to 80x for float.
   if (p.unit_increments) M = 1;
+  // 32-bit compare-and-swap with one active bin (H <= RF): one copy too. Lost updates wait in registers
+  // (choose_defer_lost_updates), so the block's threads fold into one word instead of fighting over it, and more
+  // copies only cost their initialisation and merge. Lent H100, 2026-11-22, seed 000's saturating add, H = 31,
+  // RF = 63: M = 1 87.7 us, 33 97.3, 933 (the model) 108.1. The 64-bit packed argmax gained nothing there (M = 1 145.3,
+  // M = 466 143.8). Only for one bin: at two active bins (H = 127, RF = 63) M = 1 took 13992 us against 479 for the
+  // model's M, and for uniform input told RF = 63 it takes 1591 us at H = 31 against 106.
+  if (p.op_class == atomic_class::cas && p.value_bytes == 4 && static_cast<double>(H) <= RF) M = 1;
   if (o.M > 0) M = o.M;
 
   // Eq. 3: chunks of len bins so that M chunks fit in L, S = ceil(H / len) passes, H_chk = ceil(H / S).

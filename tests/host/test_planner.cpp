@@ -225,15 +225,16 @@ TEST(PlannerH100, Switch) {
   const device_info dev = device_info::h100_sxm();
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
-    // RF does not enter the shared plan; it only changes the global M. The switch counts the passes of the default
-    // shape (2 blocks per SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
+    // RF enters the shared plan only for cas with one active bin (H = 31 <= RF = 63: M = 1); otherwise it changes
+    // the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608 needs 7
+    // there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:1,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
               sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
@@ -319,6 +320,22 @@ TEST(PlannerH100, CountingKeepsOneCopyInSharedMemory) {
       EXPECT_EQ(ghist::make_plan(p, dev, fixed).M, 3);
     }
   }
+}
+
+TEST(PlannerH100, CompareAndSwapOneActiveBinKeepsOneCopy) {
+  // 32-bit cas with H <= RF (one active bin): M = 1; two active bins or 64-bit values keep the model's M.
+  const device_info dev = device_info::h100_sxm();
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 63, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 64, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 127, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 31, 1), dev).M, 1);
+  problem wide = paper_problem(atomic_class::cas, 31, 63);
+  wide.value_bytes = 8;
+  EXPECT_GT(ghist::make_plan(wide, dev).M, 1);
+  plan_overrides fixed;
+  fixed.M = 33;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63), dev, fixed).M, 33);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
