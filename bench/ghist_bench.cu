@@ -279,7 +279,8 @@ void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<rec
     opts.race_factor = double(RF);
     opts.overrides = v.overrides;
     try {
-      const ghist::plan pl = ghist::plan_for_elements<Op, std::uint32_t, decltype(fn)>(n, H, opts);  // what the call runs
+      // What the call below runs (the bin function decides whether it counts).
+      const ghist::plan pl = ghist::plan_for_elements<Op, std::uint32_t, decltype(fn)>(n, H, opts);
       r.plan = pl.to_string();
       r.plan_short = bench::short_plan(pl);
       // Poisoned first, so that a call that writes nothing cannot pass on the previous variant's answer.

@@ -168,11 +168,13 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   }
   // Counting into 32-bit bins: one copy. The model's copies spread a hot bin's updates over several addresses, but
   // increments by 1 compile to ATOMS.POPC.INC, which adds a warp's equal bins in one atomic, so the copies only add
-  // their initialisation and merge. Lent H100, 2026-11-22 (probe6 runs, N = 50M, HDW, H = 31 / 505 / 2048 / 12288,
-  // us): uniform auto (M = 933 / 57 / 14 / 2) 86.6 / 84.7 / 85.6 / 86.0 against M = 1 82.2 / 80.5 / 81.9 / 83.3;
-  // all in one bin 86.7 / 84.0 / 114.8 / 86.8 against M = 1 81.0 / 81.4 / 83.0 / 83.8; Zipf(1.1): M = 1 the best
-  // fixed M in 7 of the 8 cells (RF 1 and 63). Weights (not constant) keep the model's M: in one bin M = 1 was 2.5x slower for int32
-  // weights and up to 80x for float.
+  // their initialisation and merge. Lent H100, 2026-11-22, ghist_bench with the fixed sweep, N = 50M, HDW,
+  // H = 31 / 505 / 2048 / 12288, RF = 1, us: uniform, the model's M (933 / 57 / 14 / 2) 86.6 / 84.7 / 85.6 / 86.0,
+  // the best fixed M 82.2 / 80.4 / 81.9 / 83.3 (M = 1 / 2 / 1 / 1); all in one bin 86.7 / 84.0 / 114.8 / 86.8
+  // against M = 1 81.0 / 81.4 / 83.0 / 83.8; Zipf(1.1): M = 1 the best fixed M in 7 of the 8 cells of RF 1 and 63.
+  // With M = 1 the full grid's auto/best for HDW is 1.02 (bench/results/2026-11-22-h100-full-grid-1178563.txt).
+  // Weights (not constant) keep the model's M: in one bin M = 1 was 2.5x slower for int32 weights and up to 80x
+  // for float.
   if (p.unit_increments) M = 1;
   // 32-bit compare-and-swap with one active bin (H <= RF): one copy too. Lost updates wait in registers
   // (choose_defer_lost_updates), so the block's threads fold into one word instead of fighting over it, and more
