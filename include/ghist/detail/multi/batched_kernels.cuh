@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ghist/detail/input_source.cuh"
 #include "ghist/detail/multi/sub_histograms.cuh"
 
 namespace ghist::detail::multi {
@@ -42,11 +43,10 @@ __global__ void __launch_bounds__(1024)
     if (j0 == j1) continue;  // the same for the whole block
     copies.init();
     __syncthreads();
-    for (std::int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-      const auto u = f(s, j);
+    for_each_index(j0 + threadIdx.x, j1, blockDim.x, [&](std::int64_t j) { return f(s, j); }, [&](const auto& u) {
       if (static_cast<std::uint64_t>(u.bin) < static_cast<std::uint64_t>(num_bins))
         copies.update(op, copy, u.bin, static_cast<T>(u.value));
-    }
+    });
     __syncthreads();
     // merge ends with __syncthreads, so the next task may re-initialise the copies.
     copies.merge(op, dest + s * num_bins, dest_locks != nullptr ? dest_locks + s * num_bins : nullptr);
