@@ -78,8 +78,9 @@ class scratch_space {
 
 /// out[0, count) = value. An all-zero value (the identity of plus, or of max over unsigned) goes through
 /// cudaMemsetAsync, which the host enqueues faster than a kernel (lent H100, 2026-11-22: 1.0 against 3.8 us); the
-/// fill is on the critical path of every overwrite call: a 505-bin fill before a 200 MB read kernel added 3.4 us
-/// as a kernel and 0.9 us as a memset (event-timed medians, interleaved, against the read alone).
+/// fill is on the critical path of every overwrite call. Before a 200 MB read kernel a fill of up to 4 KiB added
+/// 1-3 us as a memset and 4-5 us as a kernel; from 8 KiB on both added 4-6 us (event-timed medians against the read
+/// alone, bench/results/2026-11-22-h100-experiment-hdw-host-overhead.txt).
 template <class T>
 void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream) {
   if (count <= 0) return;
