@@ -90,6 +90,11 @@ std::size_t shared_chunk_bytes(const problem& p, i64 M, i64 H_chk) {
   return round_up(bins * p.value_bytes, lock_bytes) + bins * lock_bytes;
 }
 
+// The shared-memory strategy's M copies of H_chk bins, each padded to shared_copy_stride (plan.hpp).
+std::size_t shared_copies_bytes(const problem& p, i64 M, i64 H_chk) {
+  return shared_chunk_bytes(p, M, shared_copy_stride(H_chk, M));
+}
+
 std::string override_names(const plan_overrides& o) {
   std::string s;
   if (o.M > 0) s += "M=" + std::to_string(o.M);
@@ -191,23 +196,24 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     // S given and M not: the planner's M, lowered until M chunks of the caller's H_chk fit.
     if (o.M <= 0) {
       M = std::min<i64>(M, std::max<i64>(1, static_cast<i64>(L / (el * static_cast<std::size_t>(pl.H_chk)))));
-      while (M > 1 && shared_chunk_bytes(p, M, pl.H_chk) > L) --M;  // xcg padding
+      while (M > 1 && shared_copies_bytes(p, M, pl.H_chk) > L) --M;  // padding
     }
   } else {
     i64 len = static_cast<i64>(L / (el * static_cast<std::size_t>(M)));
     // xcg values whose size is not a multiple of 4 pad the value array before the locks: shorten len until it fits.
-    while (len > 0 && shared_chunk_bytes(p, M, ceil_div(H, ceil_div(H, len))) > L) --len;
+    while (len > 0 && shared_copies_bytes(p, M, ceil_div(H, ceil_div(H, len))) > L) --len;
     if (len > 0) set_passes(pl, H, ceil_div(H, len));
     else set_passes(pl, H, H);  // even one bin per sub-histogram does not fit: reported below
   }
   pl.M = clamp_to_int(M);
   pl.C = ceil_div(B, M);
 
-  pl.shared_bytes = shared_chunk_bytes(p, M, pl.H_chk);
+  pl.shared_bytes = shared_copies_bytes(p, M, pl.H_chk);
   if (pl.shared_bytes > L) {
     const std::string names = override_names(o);
     const std::string what = names.empty() ? std::string("a shared-memory plan") : "plan override " + names;
-    throw error(what + " needs " + std::to_string(M) + "*" + std::to_string(pl.H_chk) + "*" + std::to_string(el) +
+    throw error(what + " needs " + std::to_string(M) + "*" + std::to_string(shared_copy_stride(pl.H_chk, M)) + "*" +
+                std::to_string(el) +
                 " = " + std::to_string(pl.shared_bytes) + " bytes of shared memory per block, the device allows " +
                 std::to_string(L) + " (" + std::to_string(budget.blocks_per_sm) + " blocks of " +
                 std::to_string(B) + " threads per SM)");

@@ -322,6 +322,24 @@ TEST(PlannerH100, CountingKeepsOneCopyInSharedMemory) {
   }
 }
 
+TEST(PlannerH100, SharedCopiesOfOneBinLieInDifferentBanks) {
+  // M > 1 copies of an even H_chk are padded to an odd stride: copy c of bin b at c * stride + b, so the copies of
+  // one bin fall in different banks; one copy is not padded.
+  EXPECT_EQ(ghist::shared_copy_stride(2048, 14), 2049);
+  EXPECT_EQ(ghist::shared_copy_stride(505, 57), 505);
+  EXPECT_EQ(ghist::shared_copy_stride(12288, 1), 12288);
+  const std::int64_t stride = ghist::shared_copy_stride(2048, 32);
+  std::vector<bool> bank_used(32, false);
+  for (int c = 0; c < 32; ++c) {
+    const auto bank = static_cast<std::size_t>((c * stride + 7) % 32);
+    EXPECT_FALSE(bank_used[bank]) << "copy " << c;
+    bank_used[bank] = true;
+  }
+  const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, 2048), device_info::h100_sxm());
+  EXPECT_EQ(pl.M, 14);
+  EXPECT_EQ(pl.shared_bytes, 14u * 2049u * 4u);
+}
+
 TEST(PlannerH100, CompareAndSwapOneActiveBinKeepsOneCopy) {
   // 32-bit cas with H <= RF (one active bin): M = 1; two active bins or 64-bit values keep the model's M.
   const device_info dev = device_info::h100_sxm();
@@ -370,7 +388,7 @@ TEST(PlannerOverrides, SharedMemoryTooSmallThrows) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("shared memory"), std::string::npos) << msg;
     EXPECT_NE(msg.find("M=64 S=1"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("64*12288*4 = 3145728"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("64*12289*4 = 3145984"), std::string::npos) << msg;  // copies padded to an odd stride
     EXPECT_NE(msg.find("115712"), std::string::npos) << msg;
   }
   // The same through make_plan, forced or automatic (the switch picks shared memory for 12288 bins; the override
@@ -418,7 +436,7 @@ TEST(PlannerOverrides, SharedMemoryHonoured) {
   EXPECT_EQ(pl.H_chk, 2048);
   EXPECT_EQ(pl.C, 128);
   EXPECT_EQ(pl.grid, 100);
-  EXPECT_EQ(pl.shared_bytes, 8u * 2048u * 4u);
+  EXPECT_EQ(pl.shared_bytes, 8u * 2049u * 4u);  // copies padded to an odd stride
   expect_consistent(pl, p);
 
   // block = 256: 8 blocks per SM share the SM's 228 KiB, L = 233472 / 8 - 1024 = 28160.
@@ -448,7 +466,7 @@ TEST(PlannerOverrides, SharedMemoryHonoured) {
   pl = ghist::make_shared_plan(small_problem(paper_n, 8192), dev, s);
   EXPECT_EQ(pl.S, 1);
   EXPECT_EQ(pl.M, 3);
-  EXPECT_EQ(pl.shared_bytes, 3u * 8192u * 4u);
+  EXPECT_EQ(pl.shared_bytes, 3u * 8193u * 4u);
   // An S with empty passes is reduced to the passes that have bins: 10 bins in S = 6 -> chunks of 2, 5 passes.
   s.S = 6;
   pl = ghist::make_shared_plan(small_problem(paper_n, 10), dev, s);

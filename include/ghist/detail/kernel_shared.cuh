@@ -18,6 +18,7 @@
 #include "ghist/detail/atomic_update.cuh"
 #include "ghist/detail/deferred_cas.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
+#include "ghist/plan.hpp"
 #include "ghist/update.hpp"
 
 namespace ghist::detail {
@@ -37,10 +38,13 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
   extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // Copies lie `stride` bins apart (shared_copy_stride: odd, so that the copies of a bin use different banks);
+  // warp-private copies are H_chk apart (each warp only touches its own, so banks do not matter across them).
+  const std::int64_t stride = WarpPrivate ? H_chk : shared_copy_stride(H_chk, M);
   T* subs = reinterpret_cast<T*>(shared_bytes);
-  int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(M * H_chk)) : nullptr;
+  int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(M * stride)) : nullptr;
   // Shared-memory offsets fit in 32 bits (a block has at most 227 KiB); 32-bit address arithmetic is cheaper.
-  const int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * H_chk);
+  const int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * stride);
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const T identity = Op::identity();
@@ -51,7 +55,7 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
     const std::int64_t lo = pass * H_chk;
     if (lo >= num_bins) break;
     const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
-    for (std::int64_t i = threadIdx.x; i < M * H_chk; i += blockDim.x) {
+    for (std::int64_t i = threadIdx.x; i < M * stride; i += blockDim.x) {
       subs[i] = identity;
       if constexpr (locked) locks[i] = 0;
     }
@@ -87,21 +91,21 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies
     // t / len, t / len + ways, ...) and leave their partial results in copies 0 .. ways - 1: one thread per bin
     // folding all M copies would leave the block waiting on a chain of M loads (H = 31, M = 933).
-    const int bins = static_cast<int>(len), stride = static_cast<int>(H_chk);
+    const int bins = static_cast<int>(len), copy_stride = static_cast<int>(stride);
     const int per_bin = static_cast<int>(blockDim.x) / bins;  // 0 when there are more bins than threads
     const int ways = per_bin < 2 ? 1 : (per_bin < M ? per_bin : M);
     if (ways > 1) {
       const int b = static_cast<int>(threadIdx.x) % bins, part = static_cast<int>(threadIdx.x) / bins;
       T acc = identity;
       if (part < ways)
-        for (int m = part; m < M; m += ways) acc = op(acc, subs[m * stride + b]);
+        for (int m = part; m < M; m += ways) acc = op(acc, subs[m * copy_stride + b]);
       __syncthreads();
-      if (part < ways) subs[part * stride + b] = acc;
+      if (part < ways) subs[part * copy_stride + b] = acc;
       __syncthreads();
     }
     for (int b = threadIdx.x; b < bins; b += blockDim.x) {
       T acc = subs[b];
-      for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * stride + b]);
+      for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * copy_stride + b]);
       if (rows != nullptr) rows[blockIdx.x * num_bins + lo + b] = acc;
       else if (!bitwise_equal(acc, identity))
         atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
