@@ -238,6 +238,20 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
     plan single = shared_plan_with(p, dev, o, k, 1);
     if (single.S < pl.S) pl = single;
   }
+  // 32-bit compare-and-swap on the plain loop (choose_defer_lost_updates: several active bins per copy at a high
+  // RF) is bound by retries on the active words, and a block's threads share its copies: B * RF / (L / el) threads
+  // per active word, whatever M and S. One block per SM with all the shared memory halves that. Lent H100,
+  // 2026-11-22, ghist_bench, seed 000's saturating add, RF = 63, two blocks -> one block per SM (M doubled), us:
+  // uniform H = 505 / 2048 / 6144 / 12288 / 24576 535 / 558 / 554 / 558 / 582 -> 441 / 464 / 452 / 471 / 488;
+  // Zipf(1.1) H = 2048 / 12288 832 / 9228 -> 673 / 4167; one bin H = 12288 46408 -> 23436 (H = 505 93 -> 97).
+  // At RF = 1 (lost updates deferred) one block was no faster (probe, H = 505 / 2048 / 12288: 142 / 154 / 165 ->
+  // 143 / 160 / 168), and the 64-bit packed argmax, whose updates mostly leave the word as it is and so rarely
+  // retry, was slower (uniform H = 505..12288 222..225 -> 252..264).
+  if (p.op_class == atomic_class::cas && p.value_bytes == 4 && !pl.defer_lost_updates && free_shape &&
+      shared_budget_for(pl.block, dev).blocks_per_sm > 1) {
+    plan single = shared_plan_with(p, dev, o, k, 1);
+    if (single.S <= pl.S && !single.defer_lost_updates) pl = single;
+  }
   return pl;
 }
 
