@@ -355,6 +355,27 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
+// Partitioned, the lock class at RF > 8: groups small enough for a copy per warp of the second pass's block
+// (plan::warp_private: the warp folds its equal bins and updates its copy without locks), as large as two blocks per
+// SM allow, else one, in at most partition_groups_warp_private groups; 0 when none fits, RF <= 8, or the caller
+// fixed M or S. Lent H100, 2026-11-22, N = 50M, seed 000's unpacked argmax, us, lock path (384 groups) -> warp-private:
+//   RF = 63, H = 24576 / 49152 / 196608 / 393216 (29..451 groups): 8276 / 6083 / 4224 / 3679 -> 2140 / 2089 / 2260
+//   / 2253; H = 786432 in 902 groups 3414 -> 5091 (runs of a few records per tile and group), in 434 groups of one
+//   block per SM 3431 -> 3029; H = 1572864 (867 groups even so) keeps the lock path;
+//   RF = 1 (lock path with 32..170 groups), H = 49152 / 196608: 1117 / 1043 -> 1480 / 2045 (the fold's
+//   __match_any_sync costs more than the few lock collisions it saves);
+//   skewed input, RF = 1 and 63 alike: one bin H = 196608 945 -> 599, Zipf(1.1) H = 196608 26880 -> 4536.
+i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                            std::size_t usable) {
+  if (p.op_class != atomic_class::xcg || race_factor_used(p) <= 8 || o.M > 0 || o.S > 0) return 0;
+  const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
+  for (std::size_t bytes : {usable > 4096 ? usable - 4096 : usable, dev.shared_per_block_optin}) {
+    const i64 bins = static_cast<i64>(bytes / per_bin);
+    if (bins > 0 && ceil_div(p.num_bins, bins) <= k.partition_groups_warp_private) return bins;
+  }
+  return 0;
+}
+
 // The partitioned strategy (seed 003's idea as one radix pass; kernels in detail/kernel_partition.cuh): the first
 // pass groups each tile of inputs by bin range, the second histograms each group in shared memory with blocks
 // shared out in proportion to the group's inputs, so a skewed input spreads over every SM.
@@ -421,14 +442,20 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   // remainder the same plan ran a third slower on the H100 (H = 786432: 28 groups of 27904 bins and one of 5120,
   // 405 us; 29 groups of 27119, 305 us; cause not found).
   group_bins = ceil_div(H, ceil_div(H, group_bins));
-  const int groups = clamp_to_int(ceil_div(H, group_bins));
   int M = 1;
   if (o.M > 0) {
     M = o.M;
   } else if (p.op_class != atomic_class::hdw) {
     while (M < max_M && shared_chunk_bytes(p, 2 * M, group_bins) <= usable) M *= 2;
   }
-  const std::size_t shared = shared_chunk_bytes(p, M, group_bins);
+  std::size_t shared = shared_chunk_bytes(p, M, group_bins);
+  const i64 private_bins = warp_private_group_bins(p, dev, o, k, usable);
+  if (private_bins > 0) {
+    group_bins = ceil_div(H, ceil_div(H, private_bins));
+    M = max_M;
+    shared = static_cast<std::size_t>(M) * static_cast<std::size_t>(group_bins) * p.value_bytes;
+  }
+  const int groups = clamp_to_int(ceil_div(H, group_bins));
   if (shared > dev.shared_per_block_optin)
     return refuse(std::to_string(M) + " copies of a group of " + std::to_string(group_bins) + " bins need " +
                   std::to_string(shared) + " bytes of shared memory, the device allows " +
@@ -445,6 +472,7 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   pl.block = detail::partition_block;
   pl.grid = p.n > 0 ? (o.grid > 0 ? o.grid : resident) : 0;  // the second pass's blocks, shared out among groups
   pl.shared_bytes = shared;
+  pl.warp_private = private_bins > 0;
   // cas and xcg: a group's blocks merge through rows (plan::merge_rows; see choose_merge_rows) when they fit the cap.
   std::size_t rows = 0;
   if (p.op_class != atomic_class::hdw && pl.grid > 0) {

@@ -75,8 +75,10 @@ struct plan {
   std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
   std::size_t temp_bytes = 0;    ///< global workspace the launch needs (sub-histograms, locks, inspector buffer)
   double race_factor = 1.0;      ///< the RF the plan was made for
-  /// shared memory only: one sub-histogram per warp (M = block / 32, C = 32), updated without atomics or locks
-  /// after each warp folds its lanes' equal bins. Chosen by make_plan for the lock class when it fits.
+  /// One sub-histogram per warp (M = block / 32), updated without atomics or locks after each warp folds its lanes'
+  /// equal bins. Shared memory (C = 32): chosen by make_plan for the lock class when it fits. Partitioned: copies of
+  /// a group, for the lock class at RF > 8 while the groups are few enough (warp_private_group_bins in
+  /// src/planner.cpp).
   bool warp_private = false;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
@@ -118,6 +120,8 @@ struct planner_constants {
   int partition_groups = 32;             ///< for cas, and xcg with RF <= 8
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 384;  ///< for xcg with RF > 8
+  /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)
+  int partition_groups_warp_private = 512;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };

@@ -299,6 +299,13 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<unpacked_argmax>({distribution::zipf, 5003, H, ghist::strategy::automatic, how});
       check_against_cpu<point_sum_op>({distribution::out_of_range, 5003, H, ghist::strategy::automatic, how, true});
     }
+  // The partitioned strategy's warp-private copies of a group (the lock class told RF > 8).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::zipf, distribution::out_of_range}) {
+      test_case c{d, 20011, 4096, ghist::strategy::partitioned, how};
+      c.race_factor = 63;
+      check_against_cpu<unpacked_argmax>(c);
+    }
 }
 
 // The warp-private plan is what auto gives the lock class for small H: check it is taken, then its results on
@@ -352,6 +359,30 @@ void partitioned_merge_rows_and_fallback() {
 TEST(GpuVsCpu, PartitionedMergeRows) {
   partitioned_merge_rows_and_fallback<saturating_add24>();
   partitioned_merge_rows_and_fallback<unpacked_argmax>();
+}
+// The partitioned strategy's warp-private copies of a group (the lock class told RF > 8): every distribution, both
+// modes, groups of two blocks per SM (H = 24579, 300007) and of one (H = 786433), merged through rows and, with a
+// caller's workspace sized for the layout without rows, through the destination's locks.
+TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
+  const std::int64_t n = (1 << 21) + 3;
+  int k = 0;
+  for (std::int64_t H : {std::int64_t{24579}, std::int64_t{300007}, std::int64_t{786433}}) {
+    ghist::options opts;
+    opts.race_factor = 63;
+    opts.overrides.kind = ghist::strategy::partitioned;
+    const auto pl = ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(n, H, opts);
+    ASSERT_TRUE(pl.warp_private) << pl.to_string();
+    const std::size_t without_rows =
+        ghist::detail::make_partition_layout(n, pl.S, sizeof(std::uint64_t), H, true).bytes;
+    for (distribution d : all_distributions)
+      for (std::size_t workspace : {std::size_t(0), without_rows}) {
+        test_case c{d, n, H, ghist::strategy::partitioned,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.race_factor = 63;
+        c.workspace_bytes = workspace;
+        check_against_cpu<unpacked_argmax>(c);
+      }
+  }
 }
 // The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
 // into it (plan::defer_lost_updates), unless told a high race factor over many bins. Both ways, on inputs where

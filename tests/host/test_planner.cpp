@@ -855,6 +855,45 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(small, dev).kind, ghist::strategy::shared_memory) << "only in place of global memory";
 }
 
+TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
+  // The lock class at RF > 8: groups small enough for a copy per warp (16 warps x 8-byte values), as large as two
+  // blocks per SM allow (872 bins), else one (1816), in at most 512 groups; the lock path otherwise.
+  const device_info dev = device_info::h100_sxm();
+  problem xcg = paper_problem(atomic_class::xcg, 24576, 63);
+  xcg.record_bytes = 4;
+  plan pl = ghist::make_plan(xcg, dev);
+  EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
+  EXPECT_EQ(pl.M, 16);
+  EXPECT_EQ(pl.S, 29);
+  EXPECT_EQ(pl.H_chk, 848);
+  EXPECT_EQ(pl.shared_bytes, 16u * 848u * 8u);  // values only: no locks
+  EXPECT_EQ(pl.grid, 264);
+  xcg.num_bins = 786432;  // 902 groups of 872 would be too many: 434 of 1813, one block per SM
+  pl = ghist::make_plan(xcg, dev);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_EQ(pl.S, 434);
+  EXPECT_EQ(pl.H_chk, 1813);
+  EXPECT_EQ(pl.grid, 132);
+  EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
+  xcg.num_bins = 1572864;  // 867 groups even of 1816 bins: the lock path
+  EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private);
+  xcg.num_bins = 196608;
+  EXPECT_TRUE(ghist::make_plan(xcg, dev).warp_private);
+  plan_overrides fixed;
+  fixed.S = 64;
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, fixed).warp_private) << "a caller's S";
+  fixed.S = 0;
+  fixed.M = 4;
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, fixed).warp_private) << "a caller's M";
+  xcg.race_factor = 1;
+  EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private) << "RF = 1: the lock path";
+  problem cas = paper_problem(atomic_class::cas, 196608, 63);
+  cas.record_bytes = 4;
+  EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private) << "only the lock class";
+}
+
 // The group divider: n / d by multiply-high and shift, exact for every n < 2^31.
 TEST(PartitionGroupDivider, ExactBelow2To31) {
   std::uint64_t state = 0x9e3779b97f4a7c15ull;

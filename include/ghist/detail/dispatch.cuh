@@ -199,7 +199,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     using T = typename Op::value_type;
     const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
-    const bool with_locks = xcg && !pl.merge_rows;
+    const bool with_locks = xcg && !pl.merge_rows;  // destination locks (warp-private copies merge the same way)
     const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, with_locks, rows_bytes);
     auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
     In* records = reinterpret_cast<In*>(base + l.records);
@@ -213,6 +213,15 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
 
     auto partition = partition_kernel<In, BinFn>;
     auto histogram = group_histogram_kernel<In, BinFn, Op>;
+    // Warp-private copies of a group (no locks): compiled only for the lock class, the class the planner gives them.
+    if constexpr (xcg) {
+      if (pl.warp_private) {
+        if (pl.M != partition_block / 32)
+          throw error("a warp-private partitioned plan needs M = " + std::to_string(partition_block / 32) + " (" +
+                      pl.to_string() + ")");
+        histogram = group_histogram_kernel<In, BinFn, Op, true>;
+      }
+    }
     const std::size_t partition_shared = partition_shared_bytes<In>();
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(partition, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(partition_shared)));

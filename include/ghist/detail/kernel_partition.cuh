@@ -262,7 +262,9 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
 /// Pass 2: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K, k + 2K, ... of the
 /// slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles at a time.
 /// slice_tiles is the row length of the offsets table.
-template <class In, class BinFn, class Op>
+/// WarpPrivate (the lock class, plan::warp_private): M = warps, warp w owns copy w and updates it without locks or
+/// atomics (warp_private_update), every lane of the warp stepping through the runs together.
+template <class In, class BinFn, class Op, bool WarpPrivate = false>
 __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) group_histogram_kernel(const In* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
@@ -275,6 +277,7 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
                                                                           group_divider group_of, int M) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const unsigned block = blockIdx.x;
   if (block >= starts[groups]) return;
@@ -289,19 +292,20 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
   // M copies of the group's bins (warp w updates copy w % M): a few hot bins (RF > 1, skew) are then contended by
   // fewer warps, which the compare-and-swap and lock classes need.
   T* subs = reinterpret_cast<T*>(shared_bytes);
-  int* locks = xcg ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(std::int64_t{M} * stride)) : nullptr;
+  int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(std::int64_t{M} * stride))
+                      : nullptr;
   const T identity = Op::identity();
   for (int i = threadIdx.x; i < M * stride; i += blockDim.x) {
     subs[i] = identity;
-    if constexpr (xcg) locks[i] = 0;
+    if constexpr (locked) locks[i] = 0;
   }
   __syncthreads();
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   T* sub = subs + (warp % M) * stride;
-  int* sub_locks = xcg ? locks + (warp % M) * stride : nullptr;
+  int* sub_locks = locked ? locks + (warp % M) * stride : nullptr;
   auto update = [&](auto b, const T& v) {
-    atomic_update<memory_level::shared>(op, sub + b, v, xcg ? sub_locks + b : nullptr);
+    atomic_update<memory_level::shared>(op, sub + b, v, locked ? sub_locks + b : nullptr);
   };
   constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
   // cas: a lost update waits in registers (deferred_cas.cuh). Always here: uniform RF = 63 with the plain loop took
@@ -318,6 +322,13 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
     const bool has_tile = tile < tiles;
     const unsigned begin = has_tile ? first[tile] : 0u;
     const unsigned end = has_tile ? next[tile] : 0u;
+    // WarpPrivate: all 32 lanes call this together; f is applied only where `valid` (a lane past the run's end
+    // holds no record).
+    auto visit_together = [&](bool valid, const In& x) {
+      bin_update<T> u{-1, identity};
+      if (valid) u = f(x);
+      warp_private_update(op, sub, valid, static_cast<int>(u.bin) - static_cast<int>(lo), len, u.value);
+    };
     auto visit = [&](const In& x) {
       const bin_update<T> u = f(x);
       // In [0, len): the first pass kept only this group's inputs here. 32-bit arithmetic (bins are below 2^31):
@@ -342,6 +353,26 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
 #pragma unroll
         for (int r = 0; r < rounds; ++r)
           if (b0[u] + lane + 32 * r < e0[u]) x[u][r] = run[u][b0[u] + lane + 32 * r];
+      }
+      if constexpr (WarpPrivate) {
+        // The same walk with warp-uniform bounds: a step runs while any lane of the warp has a record.
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+#pragma unroll
+          for (int r = 0; r < rounds; ++r)
+            if (b0[u] + 32 * r < e0[u]) visit_together(b0[u] + lane + 32 * r < e0[u], x[u][r]);
+          constexpr int loads = 4;
+          for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32) {
+            In y[loads];
+#pragma unroll
+            for (int q = 0; q < loads; ++q)
+              if (i0 + lane + 32 * q < e0[u]) y[q] = run[u][i0 + lane + 32 * q];
+#pragma unroll
+            for (int q = 0; q < loads; ++q)
+              if (i0 + 32 * q < e0[u]) visit_together(i0 + lane + 32 * q < e0[u], y[q]);
+          }
+        }
+        continue;
       }
 #pragma unroll
       for (int u = 0; u < unroll; ++u) {
