@@ -4,7 +4,8 @@
 // the grid and RF in {1, 63}. Operators: HDW (int32 + 1), CAS (24-bit saturating add), XCG (argmax over an unpacked
 // (index, value) struct, lock path) and packed (the same argmax in 64 bits, CAS path); seed000_ops.cuh has them.
 // For every (operator, H, RF) it times:
-//   - ghist auto (the planner's choice; options.race_factor = RF, which the benchmark knows);
+//   - ghist auto (the planner's choice; options.race_factor = RF for uniform input, which the benchmark knows, and
+//     0 (unknown) for the skewed and sorted ones, whose race the RF column does not describe; --tell-rf);
 //   - ghist with each fixed (M, S) of seed 000's Fig. 7 sweep: shared memory (B = 1024, M = 1 and
 //     M = k * floor(B / min(H, B)) for k in {1, 3, 6, 9}, S the smallest that fits) for H <= 49152, global memory
 //     (M in {1, 4, 8, 16, 32}, S = 1) for H >= 12288;
@@ -77,6 +78,8 @@ struct config {
   std::string csv_path, json_path;
   bool fixed = true;
   bool cub = true;
+  /// Non-uniform inputs: pass the cell's RF as options.race_factor anyway (default: 0, unknown; see race_factor_for).
+  bool tell_rf = false;
 };
 
 const char* usage_text =
@@ -103,6 +106,8 @@ const char* usage_text =
     "  --dist D           uniform (default), one_bin, zipf:S (exponent S > 0, e.g. zipf:1.1) or sorted; the\n"
     "                     non-uniform ones draw bins over the same max(1, H/RF) active bins, RF-strided (zipf:\n"
     "                     ranks spread over the bins by a fixed permutation; sorted: bins nondecreasing)\n"
+    "  --tell-rf          with a non-uniform --dist, still tell ghist the cell's RF (by default it is told the\n"
+    "                     RF is unknown: the RF column fixes the active bins, not the race of a skewed input)\n"
     "  --no-fixed         only ghist auto and the baselines\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
@@ -181,7 +186,8 @@ bool parse(int argc, char** argv, config& c) {
       } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
       }
-    } else if (a == "--no-fixed") c.fixed = false;
+    } else if (a == "--tell-rf") c.tell_rf = true;
+    else if (a == "--no-fixed") c.fixed = false;
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -193,6 +199,15 @@ bool parse(int argc, char** argv, config& c) {
   }
   c.timing.min_reps = std::min(c.timing.min_reps, c.timing.reps);
   return true;
+}
+
+/// options.race_factor for a cell: its RF for uniform input, which has exactly that race factor. A skewed or sorted
+/// input draws from the same H / RF bins but races differently (one bin: every input on one word), so ghist is told
+/// what a user who has not measured it would say: 0, unknown (the library samples the input where the plan depends
+/// on it). --tell-rf passes the cell's RF anyway.
+double race_factor_for(const config& cfg, std::int64_t RF) {
+  const bool uniform = cfg.dist.what == bench::distribution::kind::uniform;
+  return uniform || cfg.tell_rf ? double(RF) : 0.0;
 }
 
 // ---- the variants of one (op, H, RF) ----
@@ -248,6 +263,7 @@ struct context {
   bench::cub_buffers* cub;
   bench::event_timer* timer;
   double floor_us;
+  void* inspector;  // ghist::detail::inspector_bytes, for reporting the plan a call with an unknown RF runs
 };
 
 template <class D>
@@ -276,11 +292,18 @@ void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<rec
     r.variant = v.label;
     r.floor_us = ctx.floor_us;
     ghist::options opts;
-    opts.race_factor = double(RF);
+    opts.race_factor = race_factor_for(*ctx.cfg, RF);
     opts.overrides = v.overrides;
     try {
       // What the call below runs (the bin function decides whether it counts).
-      const ghist::plan pl = ghist::plan_for_elements<Op, std::uint32_t, decltype(fn)>(n, H, opts);
+      ghist::plan pl = ghist::plan_for_elements<Op, std::uint32_t, decltype(fn)>(n, H, opts);
+      if (opts.race_factor == 0 && ghist::detail::race_factor_matters<Op>(pl, opts.overrides)) {
+        // The call samples the input and plans for the RF it finds: report that plan.
+        ghist::options sampled = opts;
+        sampled.race_factor = ghist::detail::estimate_race_factor(
+            ghist::detail::element_source<std::uint32_t, decltype(fn)>{ctx.d_in, n, fn}, n, H, ctx.inspector, 0);
+        pl = ghist::plan_for_elements<Op, std::uint32_t, decltype(fn)>(n, H, sampled);
+      }
       r.plan = pl.to_string();
       r.plan_short = bench::short_plan(pl);
       // Poisoned first, so that a call that writes nothing cannot pass on the previous variant's answer.
@@ -423,9 +446,11 @@ int main(int argc, char** argv) {
 
   void* d_hist = nullptr;
   BENCH_CHECK(cudaMalloc(&d_hist, static_cast<std::size_t>(max_H) * 8));
+  void* d_inspector = nullptr;
+  BENCH_CHECK(cudaMalloc(&d_inspector, ghist::detail::inspector_bytes));
   std::unique_ptr<bench::cub_buffers> cub;
   if (cfg.cub) cub = std::make_unique<bench::cub_buffers>(n, max_H);
-  const context ctx{&cfg, n, d_in, &host_in, d_hist, cub.get(), &timer, fl.read.us};
+  const context ctx{&cfg, n, d_in, &host_in, d_hist, cub.get(), &timer, fl.read.us, d_inspector};
 
   for (std::int64_t RF : cfg.rfs) {
     for (std::int64_t H : cfg.Hs) {
@@ -461,6 +486,7 @@ int main(int argc, char** argv) {
   }
   cub.reset();
   BENCH_CHECK(cudaFree(d_hist));
+  BENCH_CHECK(cudaFree(d_inspector));
   BENCH_CHECK(cudaFree(d_in));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("\n%s in %.0f s\n", status == 2 ? "MISMATCHES FOUND" : "done", seconds);

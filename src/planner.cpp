@@ -483,6 +483,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H,
                                                 p.op_class == atomic_class::xcg && !pl.merge_rows, rows)
                       .bytes;
+  // The lock class with an unknown RF: dispatch samples the input first (warp_private_group_bins depends on RF).
+  if (p.race_factor == 0 && p.op_class == atomic_class::xcg) pl.temp_bytes = std::max(pl.temp_bytes, inspector_bytes);
   out = pl;
   return true;
 }

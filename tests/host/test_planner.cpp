@@ -892,6 +892,15 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   problem cas = paper_problem(atomic_class::cas, 196608, 63);
   cas.record_bytes = 4;
   EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private) << "only the lock class";
+  // RF unknown (0): planned as RF = 1, with room for the inspector's samples, which a call takes first.
+  problem unknown = small_problem(1000, 196608, atomic_class::xcg, 8);
+  unknown.record_bytes = 4;
+  unknown.race_factor = 0;
+  plan_overrides part;
+  part.kind = ghist::strategy::partitioned;
+  pl = ghist::make_plan(unknown, dev, part);
+  EXPECT_FALSE(pl.warp_private);
+  EXPECT_GE(pl.temp_bytes, 8192u * 8u);
 }
 
 // The group divider: n / d by multiply-high and shift, exact for every n < 2^31.

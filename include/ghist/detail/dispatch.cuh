@@ -255,6 +255,17 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
   }
 }
 
+/// Whether a call with an unknown race factor samples its input before launching `pl` (made for RF = 1). The RF
+/// decides the global plan's M, and whether the lock class's partitioned plan keeps a copy of each group per warp
+/// (RF > 8): skewed input then gets the warp-private copies, 1.2-5x faster on the lent H100 (src/planner.cpp,
+/// warp_private_group_bins). Either plan's call takes milliseconds, the sample tens of microseconds.
+template <class Op>
+bool race_factor_matters(const plan& pl, const plan_overrides& o) {
+  constexpr bool lock_class = atomic_class_of<Op> == atomic_class::xcg;
+  return (pl.kind == strategy::global_memory || (lock_class && pl.kind == strategy::partitioned)) && o.M == 0 &&
+         o.S == 0;
+}
+
 /// Checks the arguments, plans and launches. Every check happens before the first enqueued operation.
 template <class Source, class Op>
 void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
@@ -302,8 +313,7 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   }
 
   scratch_space scratch(opts.scratch, stream);
-  const bool rf_matters = pl.kind == strategy::global_memory && opts.overrides.M == 0 && opts.overrides.S == 0;
-  if (rf_matters && opts.race_factor == 0.0) {
+  if (race_factor_matters<Op>(pl, opts.overrides) && opts.race_factor == 0.0) {
     p.race_factor = estimate_race_factor(src, n, num_bins, scratch.get(pl.temp_bytes), stream);
     plan refined = make_plan(p, dev, opts.overrides);
     // A caller's workspace was sized for the RF = 1 plan; keep that plan if the refined one needs more.
