@@ -7,8 +7,9 @@
 //   sorted      bins nondecreasing along the input, every active bin about N / active times
 //
 // For the non-uniform ones, each x is a uniformly random 32-bit integer moved to the nearest value with the wanted
-// x % active, so that the bin function is the same for every distribution and the values derived from x stay
-// varied. Those inputs depend on active = max(1, H / RF): they are made again for each (H, RF).
+// x % active, so that the bin function is the same for every distribution and the values derived from x's high
+// bits stay varied (its low bits are fixed by the bin when active has small factors: seed000_ops.cuh's CAS value
+// uses the top bits for that reason). Those inputs depend on active = max(1, H / RF): they are made again for each (H, RF).
 //
 // Generation is counter-based (element i depends on the seed and i only) and runs on all host threads, so the
 // input is the same whatever the thread count.

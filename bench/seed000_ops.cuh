@@ -5,7 +5,7 @@
 // from x with one or two integer operations, so that f costs next to nothing next to the update.
 //
 //   HDW    int32 add of 1                                   (plus<int32>: a hardware atomic)
-//   CAS    24-bit saturating add of x % 4                    (uint32: a compare-and-swap loop)
+//   CAS    24-bit saturating add of x >> 30 (0..3)          (uint32: a compare-and-swap loop)
 //   XCG    argmax over an (index, value) struct, not packed  (8 bytes, forced onto the lock path)
 //   packed the same argmax packed into 64 bits               (uint64: a compare-and-swap loop)
 //
@@ -87,9 +87,13 @@ struct hdw_fn {
   seed000_bin bin;
   __host__ __device__ ghist::bin_update<std::int32_t> operator()(std::uint32_t x) const { return {bin(x), 1}; }
 };
+// The value is x's top two bits, not x % 4: the skewed inputs fix x % active (inputs.hpp), so with active a multiple
+// of 4 (H = 2048, 12288, ... at RF 1) x % 4 would be the same for every input of a bin, and all zero for some bins:
+// a bin updated only with the identity (until 2026-11-22: one bin at H = 24576 measured 425 us for that reason, a
+// compare-and-swap that never loses; bench/results/2026-11-22-h100-experiment-cas-deferred-keep-policy.txt).
 struct cas_fn {
   seed000_bin bin;
-  __host__ __device__ ghist::bin_update<std::uint32_t> operator()(std::uint32_t x) const { return {bin(x), x % 4}; }
+  __host__ __device__ ghist::bin_update<std::uint32_t> operator()(std::uint32_t x) const { return {bin(x), x >> 30}; }
 };
 struct xcg_fn {
   seed000_bin bin;
