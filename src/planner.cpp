@@ -258,9 +258,19 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 // A sub-histogram per warp for the lock class (xcg), when B / 32 of them fit: lanes fold equal bins with warp
 // shuffles and one lane per bin does a plain read-modify-write, so no lock is taken. On the lent H100 (2026-11-21,
 // N = 50M, seed 000's unpacked argmax) the lock path took 900-2800 us for H = 31..505; see bench/results/.
+// Also 32-bit compare-and-swap at RF >= 40 with >= 4 active bins, where the plain loop is bound by retries on the
+// active words (shared_plan) and the fold costs less. Lent H100, 2026-11-22, seed 000's saturating add, us, the
+// plain loop (one block per SM) -> warp-private: RF 63, H = 505 / 1009 / 1531 / 1801: 422 / 432 / 441 / 440 ->
+// 340 / 334 / 361 / 371; every input in one bin, told RF 63: 901 / 1338 / 1935 (H = 505 / 1009 / 1801) -> 223 / 244
+// / 244; Zipf(1.1) 576 / 718 / 872 -> 481 / 455 / 432. But RF 16: 270 / 276 / 279 / 278 -> 340 / 411 / 435 / 445,
+// and RF 8 about twice as slow: the fold's cost does not fall with the RF, the retries do. 40 lies between the
+// RF measured slower (16) and faster (63); the 64-bit packed argmax, which rarely retries, is left out.
 // Returns false when it does not fit (then the regular plan applies).
 bool warp_private_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
-  if (p.op_class != atomic_class::xcg || p.n <= 0) return false;
+  const double RF = race_factor_used(p);
+  const bool contended_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && RF >= 40 &&
+                             static_cast<double>(p.num_bins) / RF >= 4;
+  if ((p.op_class != atomic_class::xcg && !contended_cas) || p.n <= 0) return false;
   const int B = block_size(0, k.shared_block, dev);
   if (B % 32 != 0) return false;
   const i64 warps = B / 32;

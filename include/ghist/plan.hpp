@@ -76,9 +76,9 @@ struct plan {
   std::size_t temp_bytes = 0;    ///< global workspace the launch needs (sub-histograms, locks, inspector buffer)
   double race_factor = 1.0;      ///< the RF the plan was made for
   /// One sub-histogram per warp (M = block / 32), updated without atomics or locks after each warp folds its lanes'
-  /// equal bins. Shared memory (C = 32): chosen by make_plan for the lock class when it fits. Partitioned: copies of
-  /// a group, for the lock class at RF > 8 while the groups are few enough (warp_private_group_bins in
-  /// src/planner.cpp).
+  /// equal bins. Shared memory (C = 32): chosen by make_plan for the lock class when it fits, and for 32-bit cas at
+  /// RF >= 40 (src/planner.cpp, warp_private_plan). Partitioned: copies of a group, for the lock class at RF > 8
+  /// while the groups are few enough (warp_private_group_bins in src/planner.cpp).
   bool warp_private = false;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,

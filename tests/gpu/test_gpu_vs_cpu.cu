@@ -299,6 +299,12 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<unpacked_argmax>({distribution::zipf, 5003, H, ghist::strategy::automatic, how});
       check_against_cpu<point_sum_op>({distribution::out_of_range, 5003, H, ghist::strategy::automatic, how, true});
     }
+  // The compare-and-swap class's warp-private copies (told RF >= 40).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::zipf, 5003, 505, ghist::strategy::automatic, how};
+    c.race_factor = 63;
+    check_against_cpu<saturating_add24>(c);
+  }
   // The partitioned strategy's warp-private copies of a group (the lock class told RF > 8).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (distribution d : {distribution::zipf, distribution::out_of_range}) {

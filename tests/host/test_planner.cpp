@@ -226,7 +226,8 @@ TEST(PlannerH100, Switch) {
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
     // RF enters the shared plan only for cas: one active bin (H = 31 <= RF = 63) takes M = 1, several active bins
-    // at RF = 63 one block per SM with twice the copies; otherwise it changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608 needs 7
+    // at RF = 63 a copy per warp where they fit (H = 505), else one block per SM with twice the copies; otherwise it
+    // changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608 needs 7
     // there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
@@ -234,7 +235,7 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:1,1 shared:115,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:1,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
               sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
@@ -293,7 +294,7 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   // the threads per active word. Deferring plans (RF = 1, one or two active bins), 64-bit values and a caller's
   // shape keep two blocks of 1024 per SM.
   const device_info dev = device_info::h100_sxm();
-  for (std::int64_t H : {505, 2048, 6144, 12288, 24576}) {
+  for (std::int64_t H : {2048, 6144, 12288, 24576}) {
     const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev);
     const plan two = ghist::make_plan(paper_problem(atomic_class::cas, H, 1), dev);
     SCOPED_TRACE(one.to_string() + " / " + two.to_string());
@@ -306,6 +307,18 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
     EXPECT_LE(one.shared_bytes, 232448u);
   }
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 127, 63), dev).grid, 264);  // two active bins: deferred
+  // Where 32 copies fit, RF >= 40: a copy per warp (H = 505: two blocks per SM; 1801: one); RF 16 keeps the loop.
+  for (std::int64_t H : {505, 1801}) {
+    const plan wp = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev);
+    EXPECT_TRUE(wp.warp_private) << wp.to_string();
+    EXPECT_EQ(wp.M, 32);
+    EXPECT_EQ(wp.grid, H == 505 ? 264 : 132);
+    EXPECT_EQ(wp.shared_bytes, 32u * H * 4u);
+    const plan loop = ghist::make_plan(paper_problem(atomic_class::cas, H, 16), dev);
+    EXPECT_FALSE(loop.warp_private) << loop.to_string();
+    EXPECT_EQ(loop.grid, 132);
+  }
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 1900, 63), dev).warp_private) << "does not fit";
   problem wide = paper_problem(atomic_class::cas, 2048, 63);
   wide.value_bytes = 8;
   EXPECT_EQ(ghist::make_plan(wide, dev).grid, 264);

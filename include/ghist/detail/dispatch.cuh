@@ -123,7 +123,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   };
   // The warp-private variant is compiled only for the lock class, the deferring one only for the compare-and-swap
   // class: the classes the planner gives them to.
-  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+  if constexpr (atomic_class_of<Op> == atomic_class::xcg || atomic_class_of<Op> == atomic_class::cas) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)
         throw error("a warp-private plan needs whole warps and M = block / 32 (" + pl.to_string() + ")");
