@@ -375,8 +375,8 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   RF = 1 (lock path with 32..170 groups), H = 49152 / 196608: 1117 / 1043 -> 1480 / 2045 (the fold's
 //   __match_any_sync costs more than the few lock collisions it saves);
 //   skewed input, RF = 1 and 63 alike: one bin H = 196608 945 -> 599, Zipf(1.1) H = 196608 26880 -> 4536.
-i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
-                            std::size_t usable) {
+i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
+                            const planner_constants& k, std::size_t usable) {
   if (p.op_class != atomic_class::xcg || race_factor_used(p) <= 8 || o.M > 0 || o.S > 0) return 0;
   const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
   for (std::size_t bytes : {usable > 4096 ? usable - 4096 : usable, dev.shared_per_block_optin}) {
