@@ -121,8 +121,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
                                                                          how == mode::overwrite);
     GHIST_CUDA_CHECK(cudaGetLastError());
   };
-  // The warp-private variant is compiled only for the lock class, the deferring one only for the compare-and-swap
-  // class: the classes the planner gives them to.
+  // The warp-private variant is compiled only for the lock and compare-and-swap classes, the deferring one only for
+  // the compare-and-swap class: the classes the planner gives them to.
   if constexpr (atomic_class_of<Op> == atomic_class::xcg || atomic_class_of<Op> == atomic_class::cas) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)

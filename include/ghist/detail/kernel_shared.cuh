@@ -9,7 +9,8 @@
 //
 // WarpPrivate: M = warps per block and warp w owns sub-histogram w. The warp walks its inputs in lockstep, folds
 // lanes with equal bins, and one lane per bin updates with a plain read-modify-write: no atomics and no locks, the
-// fast path for the lock class when a sub-histogram per warp fits (plan::warp_private).
+// fast path for the lock class when a sub-histogram per warp fits, and for 32-bit compare-and-swap at a high RF
+// (plan::warp_private).
 #pragma once
 
 #include <cstdint>
