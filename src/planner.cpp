@@ -376,10 +376,10 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   __match_any_sync costs more than the few lock collisions it saves);
 //   skewed input, RF = 1 and 63 alike: one bin H = 196608 945 -> 599, Zipf(1.1) H = 196608 26880 -> 4536.
 i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
-                            const planner_constants& k, std::size_t usable) {
+                            const planner_constants& k, std::size_t two_share) {
   if (p.op_class != atomic_class::xcg || race_factor_used(p) <= 8 || o.M > 0 || o.S > 0) return 0;
   const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
-  for (std::size_t bytes : {usable > 4096 ? usable - 4096 : usable, dev.shared_per_block_optin}) {
+  for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
     const i64 bins = static_cast<i64>(bytes / per_bin);
     if (bins > 0 && ceil_div(p.num_bins, bins) <= k.partition_groups_warp_private) return bins;
   }
@@ -416,6 +416,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   const std::size_t el = shared_bytes_per_bin(p);
   const std::size_t share = dev.shared_per_sm / detail::partition_blocks_per_sm;
   const std::size_t usable = share > dev.reserved_shared_per_block ? share - dev.reserved_shared_per_block : 0;
+  // What a group may take for two blocks per SM: 4 KiB below the exact half. Groups of 115712 bytes (half of the SM
+  // less the reserved 1 KiB) measured as if one block per SM (H = 786432: 411 us against 304 us for 98304 bytes),
+  // 112348 bytes as two (~300 us).
+  const std::size_t two_share = usable > 4096 ? usable - 4096 : usable;
   const int blocks_per_sm = std::max(1, std::min(detail::partition_blocks_per_sm,
                                                  dev.max_threads_per_sm / detail::partition_block));
   i64 group_bins;
@@ -439,9 +443,6 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     group_bins = ceil_div(H, !contended_class ? k.partition_groups_hdw
                              : many_groups    ? k.partition_groups_contended
                                               : k.partition_groups);
-    // 4 KiB below the exact half: groups of 115712 bytes (half of the SM less the reserved 1 KiB) measured as if
-    // one block per SM (H = 786432: 411 us against 304 us for 98304 bytes), 112348 bytes as two (~300 us).
-    const std::size_t two_share = usable > 4096 ? usable - 4096 : usable;
     const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(two_share / el));
     const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};
     const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);
@@ -459,7 +460,7 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     while (M < max_M && shared_chunk_bytes(p, 2 * M, group_bins) <= usable) M *= 2;
   }
   std::size_t shared = shared_chunk_bytes(p, M, group_bins);
-  const i64 private_bins = warp_private_group_bins(p, dev, o, k, usable);
+  const i64 private_bins = warp_private_group_bins(p, dev, o, k, two_share);
   if (private_bins > 0) {
     group_bins = ceil_div(H, ceil_div(H, private_bins));
     M = max_M;
