@@ -205,6 +205,27 @@ TEST(PlannerH100, SharedMemory) {
   EXPECT_EQ(big_fixed.grid, 264);
 }
 
+// Where one padded copy of all H bins fits a block of the default shape, the model's M shrinks to fit instead of
+// splitting H into passes (each re-reads the input): 2^28 samples into 256 bins took two passes with M = 113.
+TEST(PlannerH100, SharedOnePassWhereOneCopyFits) {
+  const device_info dev = device_info::h100_sxm();
+  constexpr std::size_t L = 115712;  // two blocks of 1024 threads per SM
+  for (atomic_class c : {atomic_class::hdw, atomic_class::cas, atomic_class::xcg}) {
+    for (std::int64_t n : {std::int64_t(50'000'000), std::int64_t(1) << 28}) {
+      problem p = paper_problem(c, 1);
+      p.n = n;
+      const std::int64_t per_bin = c == atomic_class::xcg ? 12 : 4;
+      for (std::int64_t H = 1; H * per_bin <= static_cast<std::int64_t>(L); H += H < 1024 ? 1 : 37) {
+        p.num_bins = H;
+        const plan q = ghist::make_shared_plan(p, dev);
+        ASSERT_EQ(q.S, 1) << "H = " << H << ": " << q.to_string();
+        ASSERT_LE(q.shared_bytes, L) << q.to_string();
+        expect_consistent(q, p);
+      }
+    }
+  }
+}
+
 TEST(PlannerH100, GlobalMemory) {
   const device_info dev = device_info::h100_sxm();
   EXPECT_EQ(global_row(atomic_class::hdw, 1, dev), "213,1 106,1 53,1 13,1 6,1 3,1 1,1");
