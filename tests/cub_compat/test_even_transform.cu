@@ -51,15 +51,46 @@ void exhaustive_small_type() {
       check_all_samples<T>(lo, hi, num_levels);
 }
 
-// Levels wider than 2^16 apart take the double-estimate path (the fast path needs range <= 2^16): every int16
-// sample against int levels, for several bin counts.
-TEST(CubCompatEven, ExhaustiveInt16WithWideIntLevels) {
-  for (int num_levels : {2, 7, 1000, 65537, 300001})
+// Levels wider than 2^16 apart: the reciprocal path up to 2^32, the double-estimate path beyond. Every int16 sample
+// against wide int and int64 levels, for several bin counts.
+TEST(CubCompatEven, ExhaustiveInt16WithWideLevels) {
+  for (int num_levels : {2, 7, 1000, 65537, 300001}) {
     for (auto [lo, hi] : {std::pair<int, int>{-70000, 70000}, {-32768, 40000}, {-1, 1 << 30}}) {
       auto t = make<std::int16_t, int>(num_levels, lo, hi);
-      ASSERT_FALSE(t.small_range);
+      ASSERT_TRUE(t.reciprocal);
       for (int v = -32768; v <= 32767; ++v)
         ASSERT_EQ(t(static_cast<std::int16_t>(v)), exact_int_bin(v, lo, hi, num_levels - 1)) << v;
+    }
+    for (auto [lo, hi] : {std::pair<std::int64_t, std::int64_t>{-(std::int64_t(1) << 32), 1},
+                          {-40000, std::int64_t(1) << 40}}) {
+      auto t = make<std::int16_t, std::int64_t>(num_levels, lo, hi);
+      ASSERT_FALSE(t.reciprocal);
+      for (int v = -32768; v <= 32767; ++v)
+        ASSERT_EQ(t(static_cast<std::int16_t>(v)), exact_int_bin(v, lo, hi, num_levels - 1)) << v;
+    }
+  }
+}
+
+// Ranges just below, at and just above 2^32, where the reciprocal path ends: random samples and the first sample
+// of bins near both ends, for bin counts up to 2^31 - 1 (more bins than values included).
+TEST(CubCompatEven, ReciprocalPathAtItsLimit) {
+  std::mt19937_64 rng(2026);
+  constexpr std::int64_t two32 = std::int64_t(1) << 32;
+  for (std::int64_t range : {two32 - 1, two32, two32 + 1, std::int64_t(3), std::int64_t(1) << 31})
+    for (int num_levels : {2, 3, 255, 65537, 1 << 20, std::numeric_limits<int>::max()}) {
+      const std::int64_t lo = -(range / 2) - 5, hi = lo + range;
+      auto t = make<std::int64_t>(num_levels, lo, hi);
+      ASSERT_EQ(t.reciprocal, range <= two32);
+      const std::int64_t bins = num_levels - 1;
+      std::vector<std::int64_t> samples = {lo, hi - 1, lo + range / 2};
+      for (std::int64_t b : {std::int64_t(1), bins / 2, bins - 1}) {
+        const __int128 first = lo + (static_cast<__int128>(b) * range + bins - 1) / bins;
+        samples.push_back(static_cast<std::int64_t>(first));
+        samples.push_back(static_cast<std::int64_t>(first - 1));
+      }
+      for (int i = 0; i < 4000; ++i) samples.push_back(lo + static_cast<std::int64_t>(rng() % std::uint64_t(range)));
+      for (std::int64_t s : samples)
+        ASSERT_EQ(t(s), exact_int_bin(s, lo, hi, bins)) << "sample " << s << " range " << range << " bins " << bins;
     }
 }
 

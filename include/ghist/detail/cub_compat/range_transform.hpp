@@ -7,8 +7,19 @@
 // LevelT first; the two agree whenever SampleT == LevelT and whenever the sample is representable in LevelT. They
 // differ for mixed types, where CUB's conversion truncates (-0.5f with integer levels counts in the bin of 0) or
 // wraps (an int64 sample with int32 levels); here such samples are binned by their true value.
+//
+// A bucket index (range_buckets) narrows the search: `count` buckets of equal width between the first and the last
+// level, and for each bucket the first level that lies in it or above. A sample's bucket bounds its upper bound to
+// the levels of that bucket, so the search takes a few steps instead of log2(num_levels), each a dependent load
+// that misses the L1 for large level arrays (H100, 2^28 float samples, 65536 levels: 18.8 ms against CUB's 15.3).
+// The bucket of a value is a monotone function of it (a subtraction and a multiplication in double, rounded the
+// same way for samples and levels), which is all the index needs to be exact: a level in a lower bucket than the
+// sample is below it, a level in a higher bucket above it. Any level array works, even levels spread unevenly
+// (their buckets hold more levels: a longer search) or out of order (CUB's result is undefined there; here the
+// search stays inside the array).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ghist/config.hpp"
@@ -17,32 +28,111 @@
 
 namespace ghist::cub_compat::detail {
 
+/// Buckets of equal width in double between the first and the last level (see above). The header is followed, at
+/// header_bytes, by first[k] for k in [0, count]: the number of levels whose bucket is below k, so bucket k's levels
+/// are [first[k], first[k + 1]).
+struct range_buckets {
+  double lo = 0.0;     ///< the first level
+  double scale = 0.0;  ///< count / (last level - first level); 0 when that is not a finite positive number: one bucket
+  std::int32_t count = 1;
+
+  static constexpr std::size_t header_bytes = 32;
+  GHIST_HD std::int32_t* first() { return reinterpret_cast<std::int32_t*>(reinterpret_cast<char*>(this) + header_bytes); }
+  GHIST_HD const std::int32_t* first() const {
+    return reinterpret_cast<const std::int32_t*>(reinterpret_cast<const char*>(this) + header_bytes);
+  }
+
+  /// Bytes for `count` buckets.
+  static constexpr std::size_t bytes_for(std::int64_t count) {
+    return header_bytes + static_cast<std::size_t>(count + 1) * sizeof(std::int32_t);
+  }
+  /// Buckets for num_levels levels: about two per bin, at most 2^22 (16 MiB).
+  static constexpr std::int64_t count_for(std::int64_t num_levels) {
+    const std::int64_t c = 2 * (num_levels - 1);
+    return c < 1 ? 1 : (c > (std::int64_t(1) << 22) ? std::int64_t(1) << 22 : c);
+  }
+
+  /// The bucket of a value: monotone non-decreasing in v (NaN excluded by the caller).
+  GHIST_HD static std::int32_t bucket_of(double v, double lo, double scale, std::int32_t count) {
+    if (scale == 0.0) return 0;
+    const double t = (v - lo) * scale;  // +-inf beyond the double range: still in order
+    if (!(t > 0.0)) return 0;
+    if (!(t < static_cast<double>(count))) return count - 1;
+    return static_cast<std::int32_t>(t);
+  }
+  GHIST_HD std::int32_t bucket_of(double v) const { return bucket_of(v, lo, scale, count); }
+};
+static_assert(sizeof(range_buckets) <= range_buckets::header_bytes, "the table starts after the header");
+
 template <class SampleT, class LevelT, class Levels = const LevelT*>
 struct range_transform {
   using common = common_sample_t<SampleT, LevelT>;
   using value = std::conditional_t<is_half_like_v<common>, float, common>;
 
   Levels levels{};
-  int num_levels = 0;  ///< >= 2
+  int num_levels = 0;                      ///< >= 2
+  const range_buckets* buckets = nullptr;  ///< optional index, readable where the transform runs
 
   GHIST_HD static value as_value(common x) {
     if constexpr (is_half_like_v<common>) return widen(x);
     else return x;
   }
+  GHIST_HD value level(int i) const { return as_value(to_common<common>(static_cast<LevelT>(levels[i]))); }
+
+  /// The first index in [lo, hi) whose level is > s, or hi.
+  GHIST_HD int upper_bound(value s, int lo, int hi) const {
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (s < level(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
 
   GHIST_HD std::int64_t operator()(SampleT sample) const {
     const value s = as_value(to_common<common>(sample));
-    // First index whose level is > s (levels[lo..hi) unsearched); NaN compares false everywhere and so lands on
-    // num_levels, past the last bin.
-    int lo = 0, hi = num_levels;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (s < as_value(to_common<common>(static_cast<LevelT>(levels[mid])))) hi = mid;
-      else lo = mid + 1;
+    int end;
+    if (buckets == nullptr) {
+      // NaN compares false everywhere and so lands on num_levels, past the last bin.
+      end = upper_bound(s, 0, num_levels);
+    } else {
+      if constexpr (!std::is_integral_v<value>) {
+        if (s != s) return ghist::no_bin;  // NaN has no bucket
+      }
+      const std::int32_t k = buckets->bucket_of(static_cast<double>(s));
+      const std::int32_t* first = buckets->first();
+      const int lo = first[k], hi = first[k + 1];
+      end = upper_bound(s, lo, hi > lo ? hi : lo);
     }
-    const int bin = lo - 1;
+    const int bin = end - 1;
     return (bin >= 0 && bin < num_levels - 1) ? bin : ghist::no_bin;
   }
 };
+
+/// Fills the index for `levels` (the transform's levels) from one thread per entry: entry k (0 <= k <= count) is
+/// the number of levels whose bucket is below k, by a binary search over the levels' buckets; the thread of k = 0
+/// also writes the header. first[0] = 0 and first[count] = num_levels hold for any levels.
+template <class Transform>
+GHIST_HD void fill_range_bucket(const Transform& t, range_buckets* out, std::int32_t count, std::int64_t k) {
+  const double first = static_cast<double>(t.level(0));
+  const double last = static_cast<double>(t.level(t.num_levels - 1));
+  double scale = static_cast<double>(count) / (last - first);
+  if (!(scale > 0.0 && scale < 1.0e300) || count <= 1) scale = 0.0;  // NaN, infinite, unordered: one bucket
+  const std::int32_t buckets = scale == 0.0 ? 1 : count;
+  if (k == 0) {
+    out->lo = first;
+    out->scale = scale;
+    out->count = buckets;
+  }
+  if (k > buckets) return;
+  int lo = 0, hi = t.num_levels;  // levels [0, lo) have a bucket below k
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    const double v = static_cast<double>(t.level(mid));
+    if (v == v && range_buckets::bucket_of(v, first, scale, buckets) < k) lo = mid + 1;
+    else hi = mid;
+  }
+  out->first()[k] = k == buckets ? t.num_levels : lo;
+}
 
 }  // namespace ghist::cub_compat::detail
