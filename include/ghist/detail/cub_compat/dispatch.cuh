@@ -121,7 +121,8 @@ template <class Transform>
 std::size_t range_buckets_bytes(const Transform& t) {
   if constexpr (reads_device_levels_v<Transform>) {
     if (!uses_range_buckets(t)) return 0;
-    return (range_buckets::bytes_for(range_buckets::count_for(t.num_levels)) + 255) / 256 * 256;
+    using V = typename Transform::value;
+    return (range_buckets::bytes_for<V>(range_buckets::count_for(t.num_levels)) + 255) / 256 * 256;
   } else {
     return (void)t, 0;
   }
@@ -130,7 +131,7 @@ std::size_t range_buckets_bytes(const Transform& t) {
 template <class Transform>
 __global__ void fill_range_buckets_kernel(Transform t, range_buckets* out, std::int32_t count) {
   const std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (k <= count) fill_range_bucket(t, out, count, k);
+  if (k < count) fill_range_bucket(t, out, count, k);
 }
 
 /// Makes t's index at `at` (range_buckets_bytes(t) bytes) and points t at it.
@@ -139,7 +140,7 @@ void make_range_buckets(Transform& t, void* at, cudaStream_t stream) {
   auto* index = static_cast<range_buckets*>(at);
   const auto count = static_cast<std::int32_t>(range_buckets::count_for(t.num_levels));
   constexpr int block = 256;
-  fill_range_buckets_kernel<<<static_cast<unsigned>((count + block) / block), block, 0, stream>>>(t, index, count);
+  fill_range_buckets_kernel<<<static_cast<unsigned>((count + block - 1) / block), block, 0, stream>>>(t, index, count);
   GHIST_CUDA_CHECK(cudaGetLastError());
   t.buckets = index;
 }
