@@ -85,6 +85,14 @@ struct geometry {
   bool contiguous = true;       ///< rows follow each other without padding (or there is one row)
 };
 
+/// Samples from the first to the last one read: (rows - 1) * stride + row_pixels * channels (whole pixels of the
+/// last row). For g.pixels > 0.
+inline std::size_t sample_span(const geometry& g, int channels) {
+  if (g.contiguous) return static_cast<std::size_t>(g.pixels * channels);
+  const std::int64_t rows = g.pixels / g.row_pixels;
+  return static_cast<std::size_t>((rows - 1) * g.row_stride + g.row_pixels * channels);
+}
+
 /// cudaErrorInvalidValue unless the geometry is valid: counts >= 0, their product fits int64, the stride a
 /// multiple of the sample size.
 template <class SampleT, class OffsetT>
@@ -249,6 +257,15 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
     const ghist::options opts = engine_options(static_cast<char*>(d_temp) + index_bytes, temp_bytes - index_bytes);
     std::array<Transform, Active> indexed = transforms;
     if constexpr (reads_device_levels_v<Transform>) {
+      // The index kernels come before the engine, which checks its pointers as it is called: check them first, so
+      // that a call with a bad pointer enqueues nothing.
+      if (g.pixels > 0 && !bytes) {
+        if constexpr (std::is_pointer_v<SampleIt>)
+          ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
+        for (int c = 0; c < Active; ++c)
+          ghist::detail::check_device_range(d_hist[c], static_cast<std::size_t>(bins[c]) * sizeof(Word),
+                                            "d_histogram");
+      }
       std::size_t offset = 0;
       for (int c = 0; c < Active && g.pixels > 0 && !bytes; ++c)
         if (!empty[c] && uses_range_buckets(indexed[c])) {
@@ -285,13 +302,8 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
           continue;
         }
       }
-      if constexpr (std::is_pointer_v<SampleIt>) {
-        // The last sample read: (rows - 1) * stride + row_pixels * Channels (whole pixels of the last row).
-        const std::int64_t rows = g.row_pixels == 0 ? 0 : g.pixels / g.row_pixels;
-        const std::int64_t span = g.contiguous ? g.pixels * Channels
-                                               : (rows - 1) * g.row_stride + g.row_pixels * Channels;
-        ghist::detail::check_device_range(d_samples, static_cast<std::size_t>(span) * sizeof(SampleT), "d_samples");
-      }
+      if constexpr (std::is_pointer_v<SampleIt>)
+        ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
       using Reader = pitched_reader<SampleIt>;
       const Reader read{d_samples, g.contiguous ? 0 : g.row_pixels, g.row_stride, Channels};
       const channel_bins<Reader, Transform, Word> f{read, indexed[c], c};
