@@ -56,6 +56,17 @@ TEST(CubCompatProtocol, HostPointersAreRefusedAndTheHistogramIsUntouched) {
   // Host levels for Range.
   const float levels[3] = {0.f, 0.5f, 1.f};
   EXPECT_EQ(Hist::HistogramRange(temp.get(), bytes, d.get(), hist.get(), 3, levels, 100), cudaErrorInvalidValue);
+  // Range with enough levels for the bucket index (made on the device before the histogram): host samples or a
+  // host histogram are refused before it is made.
+  device_buffer<float> d_levels(std::vector<float>{0.f, 0.25f, 0.5f, 0.75f, 1.f});
+  std::size_t range_bytes = 0;
+  ASSERT_EQ(Hist::HistogramRange(nullptr, range_bytes, d.get(), hist.get(), 5, d_levels.get(), 100), cudaSuccess);
+  device_buffer<unsigned char> range_temp(range_bytes);
+  EXPECT_EQ(Hist::HistogramRange(range_temp.get(), range_bytes, host_samples.data(), hist.get(), 5, d_levels.get(),
+                                 100),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(Hist::HistogramRange(range_temp.get(), range_bytes, d.get(), host_hist.data(), 5, d_levels.get(), 100),
+            cudaErrorInvalidValue);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(hist.download(), (std::vector<int>{7, 7, 7, 7}));
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing left pending
