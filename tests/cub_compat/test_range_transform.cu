@@ -116,7 +116,8 @@ TEST(CubCompatRangeBuckets, Int16SamplesAgreeWithThePlainSearch) {
     int v = -32768;  // random steps, with repeated levels (empty bins)
     for (int& l : level_sets[4]) l = (v += static_cast<int>(rng() % 3));
     for (const auto& levels : level_sets)
-      for (std::int64_t count : {std::int64_t(1), std::int64_t(2), std::int64_t(7), range_buckets::count_for(num_levels)})
+      for (std::int64_t count :
+           {std::int64_t(1), std::int64_t(2), std::int64_t(7), range_buckets::count_for(num_levels)})
         expect_index_agrees<std::int16_t, int>(levels, samples, count, "int16");
   }
 }
@@ -147,7 +148,8 @@ TEST(CubCompatRangeBuckets, FloatSamplesAgreeWithThePlainSearch) {
       s.push_back(std::nextafter(l, -inf));
       s.push_back(std::nextafter(l, inf));
     }
-    for (std::int64_t count : {std::int64_t(1), std::int64_t(3), range_buckets::count_for(static_cast<std::int64_t>(levels.size()))})
+    for (std::int64_t count :
+         {std::int64_t(1), std::int64_t(3), range_buckets::count_for(static_cast<std::int64_t>(levels.size()))})
       expect_index_agrees<float, float>(levels, s, count, "float");
   }
 }

@@ -5,9 +5,10 @@
 // Integer arithmetic (the common type of SampleT and LevelT is integral): the bin is the exact
 // floor((s - lower) * bins / (upper - lower)) for every value of every width up to 64 bits. The differences are
 // taken in the unsigned type (exact, since lower <= s < upper); the quotient is a multiply by a 128-bit reciprocal
-// for ranges up to 2^32, and beyond that estimated in double and corrected by one step with exact 128-bit products. CUB computes the difference in the narrow signed type
-// (NVIDIA/cccl#10975: full-range int8/int16 levels put everything in bin 0) and rejects products above 2^32 or 2^64
-// (NVIDIA/cccl#11121, NVIDIA/cub#619); here every range and bin count is accepted and exact.
+// for ranges up to 2^32, and beyond that estimated in double and corrected by one step with exact 128-bit products.
+// CUB computes the difference in the narrow signed type (NVIDIA/cccl#10975: full-range int8/int16 levels put
+// everything in bin 0) and rejects products above 2^32 or 2^64 (NVIDIA/cccl#11121, NVIDIA/cub#619); here every range
+// and bin count is accepted and exact.
 //
 // Floating arithmetic: CUB's own formula, (s - lower) * (bins / (upper - lower)) in the common type (for __half and
 // __nv_bfloat16, CUB's 16-bit formula, emulated with one rounding per step), so results equal CUB's bin for bin,
