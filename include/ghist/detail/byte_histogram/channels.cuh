@@ -60,6 +60,16 @@ struct channel_tuning {
   static constexpr int replicas = Active == 1 ? 8 : (Active <= 3 ? 4 : 2);
 };
 
+/// The fallback where a block cannot have channel_tuning's shared memory (96 KiB with 3 active channels: more than
+/// a Volta or Turing block may opt in to): one histogram per warp, 4 blocks per SM.
+struct channel_fallback_tuning {
+  static constexpr int block = 256;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 4;
+  template <int Active>
+  static constexpr int replicas = 1;
+};
+
 /// Dynamic shared memory of count_channels.
 template <int Active, class Tuning = channel_tuning>
 constexpr std::size_t channel_shared_bytes() {
@@ -184,28 +194,55 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
 
 /// count_channels may use more than the default 48 KiB of dynamic shared memory. Set before every launch: each
 /// translation unit has its own instance of the kernel (see launch.cuh).
-template <int Channels, int Active>
+template <int Channels, int Active, class Tuning>
 void allow_channel_shared_memory() {
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(count_channels<Channels, Active>,
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(count_channels<Channels, Active, Tuning>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(channel_shared_bytes<Active>())));
+                                        static_cast<int>(channel_shared_bytes<Active, Tuning>())));
 }
 
 /// The persistent grid of count_channels on `device` (blocks that fit at once), made once per device.
-template <int Channels, int Active>
+template <int Channels, int Active, class Tuning>
 int channel_grid(int device) {
   static std::atomic<int> cache[64] = {};
   if (device >= 0 && device < 64)
     if (const int g = cache[device].load(std::memory_order_relaxed); g > 0) return g;
   int sms = 0, per_sm = 0;
   GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  allow_channel_shared_memory<Channels, Active>();
-  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_channels<Channels, Active>,
-                                                                 channel_tuning::block,
-                                                                 channel_shared_bytes<Active>()));
+  allow_channel_shared_memory<Channels, Active, Tuning>();
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_channels<Channels, Active, Tuning>,
+                                                                 Tuning::block,
+                                                                 channel_shared_bytes<Active, Tuning>()));
   const int g = std::max(1, sms * per_sm);
   if (device >= 0 && device < 64) cache[device].store(g, std::memory_order_relaxed);
   return g;
+}
+
+/// The counting launches of enqueue_channels: at most grid x max_block_bytes bytes each, so that no block's 32-bit
+/// counts overflow (as launch_counting); the head and tail go with the first, the fold with the last.
+template <int Channels, int Active, class Tuning>
+void launch_channel_counting(const channel_job& job, std::int64_t num_vectors, std::int64_t head, int device,
+                             cudaStream_t stream) {
+  const int max_grid = channel_grid<Channels, Active, Tuning>(device);
+  constexpr std::int64_t tile_vectors = std::int64_t(Tuning::block) * Tuning::unroll;
+  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
+  const uint4* vectors = reinterpret_cast<const uint4*>(job.head + head);  // job.head: the span's first byte
+  std::int64_t done = 0;
+  do {
+    channel_job part = job;
+    part.vectors = vectors + done;
+    part.num_vectors = std::min(launch_vectors, num_vectors - done);
+    part.phase = static_cast<int>((head + done * vector_bytes) % Channels);
+    if (done > 0) part.head_bytes = part.tail_bytes = 0;
+    part.finish = done + part.num_vectors == num_vectors;
+    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
+    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
+    allow_channel_shared_memory<Channels, Active, Tuning>();
+    count_channels<Channels, Active, Tuning>
+        <<<grid, Tuning::block, channel_shared_bytes<Active, Tuning>(), stream>>>(part);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    done += part.num_vectors;
+  } while (done < num_vectors);
 }
 
 /// Enqueues the channel histograms of rows of interleaved pixels (row_bytes = pixels x Channels bytes per row,
@@ -251,28 +288,13 @@ void enqueue_channels(const std::uint8_t* base, std::int64_t row_bytes, std::int
   for (int a = 0; a < Active; ++a) job.hist[a] = hist[a];
   job.hist_word_bytes = hist_word_bytes;
 
-  // Launches of at most grid x max_block_bytes bytes, so that no block's 32-bit counts overflow (as
-  // launch_counting); the head and tail go with the first, the fold with the last.
-  const int max_grid = channel_grid<Channels, Active>(device);
-  constexpr std::int64_t tile_vectors = std::int64_t(channel_tuning::block) * channel_tuning::unroll;
-  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
-  const uint4* vectors = reinterpret_cast<const uint4*>(base + head);
-  std::int64_t done = 0;
-  do {
-    channel_job part = job;
-    part.vectors = vectors + done;
-    part.num_vectors = std::min(launch_vectors, num_vectors - done);
-    part.phase = static_cast<int>((head + done * vector_bytes) % Channels);
-    if (done > 0) part.head_bytes = part.tail_bytes = 0;
-    part.finish = done + part.num_vectors == num_vectors;
-    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
-    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-    allow_channel_shared_memory<Channels, Active>();
-    count_channels<Channels, Active>
-        <<<grid, channel_tuning::block, channel_shared_bytes<Active>(), stream>>>(part);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    done += part.num_vectors;
-  } while (done < num_vectors);
+  int optin = 0;
+  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  // The default's copies where a block may have them (16 bytes left for the static last-block flag).
+  if (channel_shared_bytes<Active, channel_tuning>() + 16 <= static_cast<std::size_t>(optin))
+    launch_channel_counting<Channels, Active, channel_tuning>(job, num_vectors, head, device, stream);
+  else
+    launch_channel_counting<Channels, Active, channel_fallback_tuning>(job, num_vectors, head, device, stream);
 }
 
 }  // namespace ghist::detail::bytes
