@@ -255,17 +255,16 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
       }
     }
     const ghist::options opts = engine_options(static_cast<char*>(d_temp) + index_bytes, temp_bytes - index_bytes);
+    // Every pointer checked before the first launch (the engine checks its own as each channel is called, after
+    // Range's index kernels and earlier channels), so that a call with a bad pointer enqueues nothing.
+    if (g.pixels > 0 && !bytes) {
+      if constexpr (std::is_pointer_v<SampleIt>)
+        ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
+      for (int c = 0; c < Active; ++c)
+        ghist::detail::check_device_range(d_hist[c], static_cast<std::size_t>(bins[c]) * sizeof(Word), "d_histogram");
+    }
     std::array<Transform, Active> indexed = transforms;
     if constexpr (reads_device_levels_v<Transform>) {
-      // The index kernels come before the engine, which checks its pointers as it is called: check them first, so
-      // that a call with a bad pointer enqueues nothing.
-      if (g.pixels > 0 && !bytes) {
-        if constexpr (std::is_pointer_v<SampleIt>)
-          ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
-        for (int c = 0; c < Active; ++c)
-          ghist::detail::check_device_range(d_hist[c], static_cast<std::size_t>(bins[c]) * sizeof(Word),
-                                            "d_histogram");
-      }
       std::size_t offset = 0;
       for (int c = 0; c < Active && g.pixels > 0 && !bytes; ++c)
         if (!empty[c] && uses_range_buckets(indexed[c])) {
@@ -302,8 +301,6 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
           continue;
         }
       }
-      if constexpr (std::is_pointer_v<SampleIt>)
-        ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
       using Reader = pitched_reader<SampleIt>;
       const Reader read{d_samples, g.contiguous ? 0 : g.row_pixels, g.row_stride, Channels};
       const channel_bins<Reader, Transform, Word> f{read, indexed[c], c};
