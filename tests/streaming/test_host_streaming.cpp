@@ -89,16 +89,18 @@ TEST(StreamingPlan, CopyPartsCoverEveryByteOnceOnCacheLines) {
   }
 }
 
-TEST(StreamingCopyPool, CopiesEveryByteForAnyPartCountAndReuse) {
+TEST(StreamingCopyPool, CopiesEveryByteForAnyThreadCountAndReuse) {
   std::mt19937_64 rng(777);
   ghist::detail::copy_pool pool;
   for (int trial = 0; trial < 300; ++trial) {
-    const std::size_t bytes = trial < 70 ? std::size_t(trial) : 1 + rng() % (std::size_t(1) << 20);
-    const int parts = 1 + static_cast<int>(rng() % 9);
+    // Up to 1 MiB: one part per thread; up to 6 MiB: several 256 KiB parts per thread, taken in turn.
+    const std::size_t most = trial % 3 == 0 ? std::size_t(6) << 20 : std::size_t(1) << 20;
+    const std::size_t bytes = trial < 70 ? std::size_t(trial) : 1 + rng() % most;
+    const int threads = 1 + static_cast<int>(rng() % 9);
     std::vector<unsigned char> src(bytes), dst(bytes + 1, 0xAB);
     for (auto& b : src) b = static_cast<unsigned char>(rng());
-    pool.copy(dst.data(), src.data(), bytes, parts);
-    ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << "bytes " << bytes << " parts " << parts;
+    pool.copy(dst.data(), src.data(), bytes, threads);
+    ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << "bytes " << bytes << " threads " << threads;
     ASSERT_EQ(dst[bytes], 0xAB) << "wrote past the end";
   }
 }
