@@ -4,7 +4,7 @@
 // linear, image), made on the device. For 256, 64 and 32 even bins over [0, 256) it times ghist's two methods
 // (packed_counters, shared_atomics) and the automatic choice, CUB's HistogramEven over the same uint8 samples
 // (num_bins + 1 levels, int counters), and, once per distribution, the read-only floor over the same bytes
-// (bench/timing.cuh). For 256 bins it also times other tunings of both kernels (fewer copies of the warp
+// (bench/timing.cuh). For 256 bins it also times other tunings of both kernels (other layouts of the warp
 // histograms, longer atomics tiles, an atomic or byte-wide increment of the packed counters, shorter packed
 // tiles), so that one run shows whether the library's defaults (detail/byte_histogram/*.cuh) should change.
 // Every result is checked against the CPU backend (256 raw counts per distribution, folded into the bins) before
@@ -65,10 +65,14 @@ const tuned_variant tuned_variants[] = {
      run_tuned<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>},
     {"atomics per lane", byte_method::shared_atomics,
      run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>},
-    {"atomics per warp", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>},
+    {"per warp unswizzled", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>},
     {"atomics unroll 12", byte_method::shared_atomics,
      run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>},
+    {"8 copies", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::eight_copies_tuning>},
+    {"8 copies swizzled", byte_method::shared_atomics,
+     run_tuned<bytes::packed_counters_tuning, bytes::eight_copies_swizzled_tuning>},
 };
 
 struct config {

@@ -73,8 +73,14 @@ TEST(ByteTunings, AtomicsPerLane) {
 TEST(ByteTunings, AtomicsPerLaneUnroll12) {
   check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>(byte_method::shared_atomics);
 }
-TEST(ByteTunings, AtomicsPerWarp) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_warp_tuning>(byte_method::shared_atomics);
+TEST(ByteTunings, AtomicsPerWarpUnswizzled) {
+  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>(byte_method::shared_atomics);
+}
+TEST(ByteTunings, EightCopies) {
+  check_tuning<bytes::packed_counters_tuning, bytes::eight_copies_tuning>(byte_method::shared_atomics);
+}
+TEST(ByteTunings, EightCopiesSwizzled) {
+  check_tuning<bytes::packed_counters_tuning, bytes::eight_copies_swizzled_tuning>(byte_method::shared_atomics);
 }
 
 }  // namespace

@@ -64,20 +64,51 @@ struct tiling {
   __device__ bool owns_partial_tile() const { return full_tiles % gridDim.x == blockIdx.x; }
 };
 
-/// Head and tail bytes (fewer than 32 in all), counted by block 0 into its block counts (value v at
-/// block_counts[v * Stride]) with shared atomics.
-template <int Stride = 1>
-__device__ void count_head_and_tail(const byte_job& job, unsigned* block_counts) {
-  if (blockIdx.x != 0) return;
-  if (threadIdx.x < job.head_bytes) atomicAdd(&block_counts[job.head[threadIdx.x] * Stride], 1u);
-  if (threadIdx.x < job.tail_bytes) atomicAdd(&block_counts[job.tail[threadIdx.x] * Stride], 1u);
+/// Where byte value v lies in a histogram copy that has `Replicas` interleaved copies (v's copy c at
+/// slot(v) * Replicas + c). Unswizzled, slot(v) = v and v's bank is (v % (32 / Replicas)) * Replicas + c, so values
+/// that differ by a multiple of 32 / Replicas meet in one bank. Swizzled, the low bits are XORed with the next ones
+/// (a permutation of the 256 slots), so that such values usually get different banks: with one copy per warp, the
+/// values 16 l + k of linear data (lane l) fall in 16 banks instead of 2; with 8 copies, values 4 apart (image data,
+/// lanes 8 apart) no longer share a bank.
+template <int Replicas, bool Swizzle>
+__device__ __forceinline__ unsigned byte_slot(unsigned v) {
+  constexpr unsigned banks = 32 / Replicas;  // banks per copy: a power of two
+  constexpr unsigned bits = banks >= 32 ? 5 : banks >= 16 ? 4 : banks >= 8 ? 3 : banks >= 4 ? 2 : banks >= 2 ? 1 : 0;
+  if constexpr (!Swizzle || bits == 0) return v;
+  else return v ^ ((v >> bits) & (banks - 1));
 }
 
-/// Adds a block's 256 counts (value v at block_counts[v * Stride], final after a __syncthreads) to the totals.
-template <int Block, int Stride = 1>
+/// byte_slot of each of the 4 bytes of w, in two instructions for the word: the shift brings each byte's high bits
+/// down, and the mask keeps only those (v >> bits has 8 - bits of them), not the low bits of the byte above.
+template <int Replicas, bool Swizzle>
+__device__ __forceinline__ unsigned byte_slots(unsigned w) {
+  constexpr unsigned banks = 32 / Replicas;
+  constexpr unsigned bits = banks >= 32 ? 5 : banks >= 16 ? 4 : banks >= 8 ? 3 : banks >= 4 ? 2 : banks >= 2 ? 1 : 0;
+  if constexpr (!Swizzle || bits == 0) {
+    return w;
+  } else {
+    constexpr unsigned mask = (banks - 1) & ((1u << (8 - bits)) - 1);
+    return w ^ ((w >> bits) & (mask * 0x01010101u));
+  }
+}
+
+/// Head and tail bytes (fewer than 32 in all), counted by block 0 into its block counts (value v at
+/// block_counts[byte_slot(v) * Stride]) with shared atomics.
+template <int Stride = 1, bool Swizzle = false>
+__device__ void count_head_and_tail(const byte_job& job, unsigned* block_counts) {
+  if (blockIdx.x != 0) return;
+  if (threadIdx.x < job.head_bytes)
+    atomicAdd(&block_counts[byte_slot<Stride, Swizzle>(job.head[threadIdx.x]) * Stride], 1u);
+  if (threadIdx.x < job.tail_bytes)
+    atomicAdd(&block_counts[byte_slot<Stride, Swizzle>(job.tail[threadIdx.x]) * Stride], 1u);
+}
+
+/// Adds a block's 256 counts (value v at block_counts[byte_slot(v) * Stride], final after a __syncthreads) to the
+/// totals.
+template <int Block, int Stride = 1, bool Swizzle = false>
 __device__ void add_block_counts(const unsigned* block_counts, unsigned long long* totals) {
   for (int v = threadIdx.x; v < byte_values; v += Block) {
-    const unsigned c = block_counts[v * Stride];
+    const unsigned c = block_counts[byte_slot<Stride, Swizzle>(v) * Stride];
     if (c != 0) atomicAdd(&totals[v], static_cast<unsigned long long>(c));
   }
 }

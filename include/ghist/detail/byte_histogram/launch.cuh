@@ -129,7 +129,7 @@ void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
 /// Enqueues the counting kernel of `method` over the bytes [p, p + n); `job` holds the totals (already zeroed)
 /// and what the last block needs to fold them into the caller's bins. The tunings are parameters so that the
 /// benchmark can compare others with the library's defaults. A shared-atomics tuning whose block does not fit the
-/// device (the default needs Hopper's 227 KiB) falls back to one histogram per warp.
+/// device (the benchmark's copy per lane needs Hopper's 227 KiB) falls back to the default (16 KiB per block).
 template <class PackedTuning, class AtomicsTuning>
 void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, byte_job job, cudaStream_t stream) {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
@@ -156,7 +156,7 @@ void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method
     launch_counting<K>(grid, job, stream);
     return;
   }
-  using fallback = counting_kernel<atomics_per_warp_tuning, false>;
+  using fallback = counting_kernel<shared_atomics_tuning, false>;
   const int grid = fallback::grid(device);
   if (grid == 0) throw error("byte_histogram: the shared-atomics kernel does not fit this device's shared memory");
   launch_counting<fallback>(grid, job, stream);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -18,85 +19,104 @@
 
 namespace ghist::detail::bytes {
 
-/// Tuning of the shared-atomics kernel (the library's default): warp histograms in 8 interleaved copies (8 KiB per
-/// warp), 3 blocks of 8 warps per SM, 4 vectors per thread per tile. Lent H100, 2026-11-21, 256 MiB of uint8,
-/// 256 bins (bench/bytes --quick), fraction of the read floor for uniform / zero / linear / image data: 8 copies
-/// 0.74 / 0.91 / 0.91 / 0.72; a copy per lane (atomics_per_lane_tuning) 0.70 / 0.85 / 0.70 / 0.63; one copy per
-/// warp 0.73 / 0.93 / 0.32 / 0.90 (its bank conflicts on linear data: lane l's k-th byte in bin 16 l + k puts the 32
-/// lanes in 2 banks).
+/// Tuning of the shared-atomics kernel (the library's default): one histogram per warp (1 KiB) with byte_slot's
+/// swizzle, 512 threads x 2 blocks per SM, 4 vectors per thread per tile (64 KiB in flight per SM). Lent H100,
+/// 2026-11-22, 1 GiB of uint8, 256 bins (bench/bytes), fraction of the read floor for uniform / zero / linear /
+/// image data (bench/results/2026-11-22-h100-experiment-byte-swizzle.txt), same run:
+///   this tuning                              0.76 / 0.98 / 0.96 / 0.96
+///   8 interleaved copies per warp (before)   0.78 / 0.97 / 0.95 / 0.77
+///   one copy per warp, no swizzle            0.76 / 0.98 / 0.32 / 0.97
+///   a copy per lane (no bank conflicts)      0.74 / 0.92 / 0.73 / 0.68
+/// Without the swizzle, lane l's k-th byte of linear data (value 16 l + k) puts the 32 lanes in 2 banks. With 8
+/// copies, smooth images lose: lanes 8 apart share a copy and hold values about 4 apart, in one bank. Uniform
+/// bytes stay at ~0.76 in every layout, even with no conflicts at all: one shared atomic per byte on ~32 distinct
+/// addresses per warp instruction is the bound (see bench/NOTES.md, ninth session). It needs 16 KiB per block, so
+/// it runs on any GPU without the opt-in to more than 48 KiB.
 struct shared_atomics_tuning {
-  static constexpr int block = 256;
-  static constexpr int unroll = 4;
-  static constexpr int min_blocks_per_sm = 3;
-  static constexpr int replicas = 8;
-};
-
-/// One histogram per warp (1 KiB): the textbook privatisation, and the fallback where a block cannot have the
-/// default's 64 KiB. 512 threads x 2 blocks per SM, 4 vectors per thread per tile (64 KiB in
-/// flight per SM). Its bank conflicts depend on the data (see shared_atomics_tuning).
-struct atomics_per_warp_tuning {
   static constexpr int block = 512;
   static constexpr int unroll = 4;
   static constexpr int min_blocks_per_sm = 2;
   static constexpr int replicas = 1;
+  static constexpr bool swizzle = true;
 };
+
+/// Tuning::swizzle (byte_slot), false for a tuning without it.
+template <class Tuning, class = void>
+struct tuning_swizzle {
+  static constexpr bool value = false;
+};
+template <class Tuning>
+struct tuning_swizzle<Tuning, std::void_t<decltype(Tuning::swizzle)>> {
+  static constexpr bool value = Tuning::swizzle;
+};
+template <class Tuning>
+constexpr bool swizzled() {
+  return tuning_swizzle<Tuning>::value;
+}
 
 template <class Tuning>
 constexpr std::size_t shared_atomics_shared_bytes() {
   return std::size_t(Tuning::block / 32) * Tuning::replicas * byte_values * sizeof(unsigned);
 }
 
-/// h: this lane's copy (bin b at h[b * Replicas]).
-template <int Replicas>
+/// h: this lane's copy (value v at h[byte_slot(v) * Replicas]).
+template <int Replicas, bool Swizzle>
+__device__ __forceinline__ unsigned& counter(unsigned* h, unsigned v) {
+  return h[byte_slot<Replicas, Swizzle>(v) * Replicas];
+}
+
+template <int Replicas, bool Swizzle>
 __device__ __forceinline__ void add_word(unsigned* h, unsigned w) {
-  if (w == __byte_perm(w, 0, 0x0000)) {  // 4 copies of byte 0
-    atomicAdd(&h[(w & 0xffu) * Replicas], 4u);
+  const unsigned s = byte_slots<Replicas, Swizzle>(w);  // the 4 bytes' slots (4 copies of one value stay so)
+  if (s == __byte_perm(s, 0, 0x0000)) {                  // 4 copies of byte 0
+    atomicAdd(&h[(s & 0xffu) * Replicas], 4u);
   } else {
-    atomicAdd(&h[(w & 0xffu) * Replicas], 1u);
-    atomicAdd(&h[((w >> 8) & 0xffu) * Replicas], 1u);
-    atomicAdd(&h[((w >> 16) & 0xffu) * Replicas], 1u);
-    atomicAdd(&h[(w >> 24) * Replicas], 1u);
+    atomicAdd(&h[(s & 0xffu) * Replicas], 1u);
+    atomicAdd(&h[((s >> 8) & 0xffu) * Replicas], 1u);
+    atomicAdd(&h[((s >> 16) & 0xffu) * Replicas], 1u);
+    atomicAdd(&h[(s >> 24) * Replicas], 1u);
   }
 }
 
-template <int Replicas>
+template <int Replicas, bool Swizzle>
 __device__ __forceinline__ void add_vector(unsigned* h, uint4 v) {
   if (v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0x0000)) {
-    atomicAdd(&h[(v.x & 0xffu) * Replicas], 16u);
+    atomicAdd(&counter<Replicas, Swizzle>(h, v.x & 0xffu), 16u);
     return;
   }
-  add_word<Replicas>(h, v.x);
-  add_word<Replicas>(h, v.y);
-  add_word<Replicas>(h, v.z);
-  add_word<Replicas>(h, v.w);
+  add_word<Replicas, Swizzle>(h, v.x);
+  add_word<Replicas, Swizzle>(h, v.y);
+  add_word<Replicas, Swizzle>(h, v.z);
+  add_word<Replicas, Swizzle>(h, v.w);
 }
 
 /// add_vector for a whole warp (all 32 lanes must call it: the full tiles): when every lane holds 16 copies of one
 /// value (all-zero input, flat image regions), R lanes add 16 x 32 / R to their copies instead of 32 lanes adding to
 /// R addresses. With a copy per lane there is no contention to save, so it is plain add_vector.
-template <int Replicas>
+template <int Replicas, bool Swizzle>
 __device__ __forceinline__ void add_vector_warp(unsigned* h, uint4 v) {
   if constexpr (Replicas < 32) {
     constexpr unsigned full = 0xffffffffu;
     const bool one_value = v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0x0000);
     if (__all_sync(full, one_value) && __all_sync(full, v.x == __shfl_sync(full, v.x, 0))) {
-      if (threadIdx.x % 32 < Replicas) atomicAdd(&h[(v.x & 0xffu) * Replicas], 16u * (32 / Replicas));
+      if (threadIdx.x % 32 < Replicas) atomicAdd(&counter<Replicas, Swizzle>(h, v.x & 0xffu), 16u * (32 / Replicas));
       return;
     }
   }
-  add_vector<Replicas>(h, v);
+  add_vector<Replicas, Swizzle>(h, v);
 }
 
 template <class Tuning>
 __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) count_bytes_shared_atomics(byte_job job) {
   constexpr int Block = Tuning::block, Unroll = Tuning::unroll, R = Tuning::replicas;
+  constexpr bool S = swizzled<Tuning>();
   constexpr int warps = Block / 32;
   constexpr int copies = warps * R;
   static_assert(Block % 32 == 0 && 32 % R == 0, "whole warps; replicas divide the warp");
   extern __shared__ unsigned hist[];  // copies x byte_values: warp w's histogram at w * R * byte_values
   for (int k = threadIdx.x; k < copies * byte_values; k += Block) hist[k] = 0;
   __syncthreads();
-  count_head_and_tail<R>(job, hist);
+  count_head_and_tail<R, S>(job, hist);
   unsigned* h = hist + (threadIdx.x / 32) * R * byte_values + threadIdx.x % R;
 
   using tiles = tiling<Block, Unroll>;
@@ -108,13 +128,13 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     // Issue the next tile's loads before counting this one, so that memory stays busy while we count.
     if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) add_vector_warp<R>(h, cur[j]);
+    for (int j = 0; j < Unroll; ++j) add_vector_warp<R, S>(h, cur[j]);
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
   }
   if (t.owns_partial_tile()) {
     for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      add_vector<R>(h, job.vectors[i]);
+      add_vector<R, S>(h, job.vectors[i]);
   }
   __syncthreads();
 
@@ -131,7 +151,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     hist[v * R] = sum;
   }
   __syncthreads();
-  add_block_counts<Block, R>(hist, job.totals);
+  add_block_counts<Block, R, S>(hist, job.totals);
   finish_if_last<Block>(job);
 }
 

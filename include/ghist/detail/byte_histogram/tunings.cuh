@@ -1,6 +1,5 @@
 // Alternatives to the library's default tunings of the two byte kernels (packed_counters_tuning,
-// shared_atomics_tuning; atomics_per_warp_tuning, the fallback on GPUs with less shared memory, is in
-// shared_atomics.cuh). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
+// shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
 // can be replaced by one of these on the strength of a measurement, without new code.
 #pragma once
 
@@ -38,6 +37,26 @@ struct atomics_per_lane_tuning {
 /// 28 KiB, for coarser tiles (up to 0.5% load imbalance at 1 GiB instead of 0.1%).
 struct atomics_per_lane_unroll12_tuning : atomics_per_lane_tuning {
   static constexpr int unroll = 12;
+};
+
+/// The default before 2026-11-22: warp histograms in 8 interleaved copies (8 KiB per warp; lane l on copy l % 8),
+/// 3 blocks of 8 warps per SM, 4 vectors per thread per tile.
+struct eight_copies_tuning {
+  static constexpr int block = 256;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 3;
+  static constexpr int replicas = 8;
+};
+
+/// 8 copies with byte_slot's swizzle (values 4 apart no longer share a bank): smooth images 0.80 of the read floor
+/// instead of 0.77, still well below one swizzled copy per warp.
+struct eight_copies_swizzled_tuning : eight_copies_tuning {
+  static constexpr bool swizzle = true;
+};
+
+/// One copy per warp without the swizzle (the default otherwise).
+struct atomics_per_warp_unswizzled_tuning : shared_atomics_tuning {
+  static constexpr bool swizzle = false;
 };
 
 }  // namespace ghist::detail::bytes
