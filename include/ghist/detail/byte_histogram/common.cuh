@@ -70,19 +70,12 @@ struct tiling {
 /// (a permutation of the 256 slots), so that such values usually get different banks: with one copy per warp, the
 /// values 16 l + k of linear data (lane l) fall in 16 banks instead of 2; with 8 copies, values 4 apart (image data,
 /// lanes 8 apart) no longer share a bank.
-template <int Replicas, bool Swizzle>
-__device__ __forceinline__ unsigned byte_slot(unsigned v) {
-  constexpr unsigned banks = 32 / Replicas;  // banks per copy: a power of two
-  constexpr unsigned bits = banks >= 32 ? 5 : banks >= 16 ? 4 : banks >= 8 ? 3 : banks >= 4 ? 2 : banks >= 2 ? 1 : 0;
-  if constexpr (!Swizzle || bits == 0) return v;
-  else return v ^ ((v >> bits) & (banks - 1));
-}
-
-/// byte_slot of each of the 4 bytes of w, in two instructions for the word: the shift brings each byte's high bits
+///
+/// byte_slots gives the slots of the 4 bytes of a word in two instructions: the shift brings each byte's high bits
 /// down, and the mask keeps only those (v >> bits has 8 - bits of them), not the low bits of the byte above.
 template <int Replicas, bool Swizzle>
 __device__ __forceinline__ unsigned byte_slots(unsigned w) {
-  constexpr unsigned banks = 32 / Replicas;
+  constexpr unsigned banks = 32 / Replicas;  // banks per copy: a power of two
   constexpr unsigned bits = banks >= 32 ? 5 : banks >= 16 ? 4 : banks >= 8 ? 3 : banks >= 4 ? 2 : banks >= 2 ? 1 : 0;
   if constexpr (!Swizzle || bits == 0) {
     return w;
@@ -90,6 +83,12 @@ __device__ __forceinline__ unsigned byte_slots(unsigned w) {
     constexpr unsigned mask = (banks - 1) & ((1u << (8 - bits)) - 1);
     return w ^ ((w >> bits) & (mask * 0x01010101u));
   }
+}
+
+/// The slot of one byte value v < 256 (a word whose other bytes are 0).
+template <int Replicas, bool Swizzle>
+__device__ __forceinline__ unsigned byte_slot(unsigned v) {
+  return byte_slots<Replicas, Swizzle>(v);
 }
 
 /// Head and tail bytes (fewer than 32 in all), counted by block 0 into its block counts (value v at
