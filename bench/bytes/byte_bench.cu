@@ -57,22 +57,24 @@ void run_tuned(const std::uint8_t* d, std::int64_t n, std::uint64_t* hist, int b
 }
 
 const tuned_variant tuned_variants[] = {
+    {"packed 8-bit", byte_method::packed_counters,
+     run_tuned<bytes::packed8_tuning, bytes::shared_atomics_tuning>},
     {"packed atomic-inc", byte_method::packed_counters,
-     run_tuned<bytes::packed_atomic_increment_tuning, bytes::shared_atomics_tuning>},
+     run_tuned<bytes::packed8_atomic_increment_tuning, bytes::shared_atomics_tuning>},
     {"packed byte-stores", byte_method::packed_counters,
-     run_tuned<bytes::packed_byte_stores_tuning, bytes::shared_atomics_tuning>},
+     run_tuned<bytes::packed8_byte_stores_tuning, bytes::shared_atomics_tuning>},
     {"packed unroll 3", byte_method::packed_counters,
-     run_tuned<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>},
+     run_tuned<bytes::packed8_unroll3_tuning, bytes::shared_atomics_tuning>},
     {"atomics per lane", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>},
+     run_tuned<bytes::pair_counters_tuning, bytes::atomics_per_lane_tuning>},
     {"per warp unswizzled", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>},
+     run_tuned<bytes::pair_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>},
     {"atomics unroll 12", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>},
+     run_tuned<bytes::pair_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>},
     {"8 copies", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::eight_copies_tuning>},
+     run_tuned<bytes::pair_counters_tuning, bytes::eight_copies_tuning>},
     {"8 copies swizzled", byte_method::shared_atomics,
-     run_tuned<bytes::packed_counters_tuning, bytes::eight_copies_swizzled_tuning>},
+     run_tuned<bytes::pair_counters_tuning, bytes::eight_copies_swizzled_tuning>},
 };
 
 struct config {

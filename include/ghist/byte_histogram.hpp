@@ -4,11 +4,16 @@
 // Both GPU methods count the 256 raw byte values of the input (so their speed does not depend on num_bins or the
 // range), and the block that finishes last folds the 256 counts into the caller's bins through byte_bin_table
 // below. Counts are integers added in any order, so results are exact and deterministic.
-//   packed_counters  seed 001 (TRISH): per-thread 8-bit counters packed 4 per 32-bit word in shared memory, flushed
-//                    into 32-bit block counters before they can overflow; no atomics, speed independent of the data.
-//   shared_atomics   sub-histograms in shared memory updated with atomics (by default 8 interleaved copies per
-//                    warp, the fastest on the H100 of the tunings measured); runs of equal bytes (a 4-byte word or
-//                    a whole 16-byte vector of one value) become one atomic.
+//   packed_counters  per-thread counters in shared memory, updated with plain loads and stores (no atomics), so
+//                    that the speed does not depend on the data: each lane counts in its own column, two values
+//                    per 32-bit word, and flushes it every 16 KB (0.83 of the read floor on the lent H100 for any
+//                    data; seed 001's 8-bit counters, 4 per word, which the block flushes every 240 bytes, reach
+//                    0.59 there and remain as a fallback for GPUs with less shared memory per block).
+//   shared_atomics   one sub-histogram per warp in shared memory updated with atomics, its slots swizzled against
+//                    bank conflicts; runs of equal bytes (a 4-byte word, a 16-byte vector or a whole warp's
+//                    vectors of one value) become one atomic. 0.95-0.98 of the read floor for all-zero, linear and
+//                    smooth image-like bytes, 0.75 for uniformly random bytes (bench/results, lent H100).
+//   automatic        shared_atomics, the faster one except on uniformly random bytes.
 #pragma once
 
 #include <array>
@@ -71,9 +76,10 @@ inline std::array<std::int16_t, 256> byte_bin_table(bool signed_samples, int num
   return table;
 }
 
-/// What `automatic` runs for n bytes; other methods are returned unchanged.
-/// Provisional: shared_atomics for every size until bench/bytes (ghist_bytes_bench) has been run on the H100; the
-/// size is a parameter so that the choice can follow the measurements without an API change.
+/// What `automatic` runs for n bytes; other methods are returned unchanged. shared_atomics at every size: it is
+/// at 0.95-0.98 of the read floor except for uniformly random bytes, where packed_counters' 0.83 beats its 0.75,
+/// and the call cannot tell the data apart without reading it (bench/results/2026-11-22-h100-bytes-*.txt). The size
+/// is a parameter so that the choice can follow measurements without an API change.
 inline byte_method resolve_byte_method(byte_method requested, std::int64_t n) {
   (void)n;
   if (requested != byte_method::automatic) return requested;

@@ -170,6 +170,25 @@ TEST(ByteHistogramGpu, LargeInputs) {
   }
 }
 
+// One value over 1 GiB: every lane of the packed_counters kernel (pair_counters.cuh) fills one counter word up to the
+// flush limit (16320 of 16383 in its 14-bit total on an H100), for a value of the word's low half (0, 127) and of
+// its high half (128, 255). The shared-atomics kernel runs the same inputs.
+TEST(ByteHistogramGpu, OneValueAtTheCountersFlushLimit) {
+  const std::int64_t n = (std::int64_t(1) << 30) + 5;
+  device_buffer<std::uint8_t> d_data(static_cast<std::size_t>(n));
+  device_buffer<std::uint64_t> d_hist(256);
+  for (int value : {0, 127, 128, 255}) {
+    CUDA_OK(cudaMemset(d_data.get(), value, static_cast<std::size_t>(n)));
+    for (byte_method m : {byte_method::packed_counters, byte_method::shared_atomics}) {
+      ghist::byte_histogram_even_async(d_data.get(), n, d_hist.get(), 256, 0, 256, 0, {}, m);
+      CUDA_OK(cudaDeviceSynchronize());
+      std::vector<std::uint64_t> want(256, 0);
+      want[static_cast<std::size_t>(value)] = static_cast<std::uint64_t>(n);
+      ASSERT_EQ(d_hist.download(), want) << "value " << value << " method " << ghist::to_string(m);
+    }
+  }
+}
+
 TEST(ByteHistogramGpu, CallersWorkspaceAndStream) {
   const std::uint64_t seed = ghist_test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -58,29 +58,36 @@ void check_tuning(byte_method method) {
   }
 }
 
+TEST(ByteTunings, Packed8) {
+  check_tuning<bytes::packed8_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+}
+TEST(ByteTunings, PairCountersFlushEveryTile) {
+  check_tuning<bytes::pair_counters_flush_every_tile_tuning, bytes::shared_atomics_tuning>(
+      byte_method::packed_counters);
+}
 TEST(ByteTunings, PackedAtomicIncrement) {
-  check_tuning<bytes::packed_atomic_increment_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+  check_tuning<bytes::packed8_atomic_increment_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }
 TEST(ByteTunings, PackedByteStores) {
-  check_tuning<bytes::packed_byte_stores_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+  check_tuning<bytes::packed8_byte_stores_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }
 TEST(ByteTunings, PackedUnroll3) {
-  check_tuning<bytes::packed_unroll3_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+  check_tuning<bytes::packed8_unroll3_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }
 TEST(ByteTunings, AtomicsPerLane) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_tuning>(byte_method::shared_atomics);
+  check_tuning<bytes::pair_counters_tuning, bytes::atomics_per_lane_tuning>(byte_method::shared_atomics);
 }
 TEST(ByteTunings, AtomicsPerLaneUnroll12) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>(byte_method::shared_atomics);
+  check_tuning<bytes::pair_counters_tuning, bytes::atomics_per_lane_unroll12_tuning>(byte_method::shared_atomics);
 }
 TEST(ByteTunings, AtomicsPerWarpUnswizzled) {
-  check_tuning<bytes::packed_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>(byte_method::shared_atomics);
+  check_tuning<bytes::pair_counters_tuning, bytes::atomics_per_warp_unswizzled_tuning>(byte_method::shared_atomics);
 }
 TEST(ByteTunings, EightCopies) {
-  check_tuning<bytes::packed_counters_tuning, bytes::eight_copies_tuning>(byte_method::shared_atomics);
+  check_tuning<bytes::pair_counters_tuning, bytes::eight_copies_tuning>(byte_method::shared_atomics);
 }
 TEST(ByteTunings, EightCopiesSwizzled) {
-  check_tuning<bytes::packed_counters_tuning, bytes::eight_copies_swizzled_tuning>(byte_method::shared_atomics);
+  check_tuning<bytes::pair_counters_tuning, bytes::eight_copies_swizzled_tuning>(byte_method::shared_atomics);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@
 
 #include "ghist/byte_histogram.hpp"
 #include "ghist/detail/byte_histogram/common.cuh"
-#include "ghist/detail/byte_histogram/packed_counters.cuh"
+#include "ghist/detail/byte_histogram/packed8_counters.cuh"
+#include "ghist/detail/byte_histogram/pair_counters.cuh"
 #include "ghist/detail/byte_histogram/row_gaps.cuh"
 #include "ghist/detail/byte_histogram/shared_atomics.cuh"
 #include "ghist/detail/cuda_check.hpp"
@@ -53,20 +54,31 @@ inline constexpr std::size_t fixed_shared_bytes = 64;
 /// Devices whose launch set-up is cached (others are set up on every call).
 inline constexpr int max_cached_devices = 64;
 
+/// The kernel a tuning belongs to, by the tuning it derives from.
+enum class byte_kernel { pair_counters, packed8, shared_atomics };
+template <class Tuning>
+constexpr byte_kernel kernel_of() {
+  if constexpr (std::is_base_of_v<pair_counters_tuning, Tuning>) return byte_kernel::pair_counters;
+  else if constexpr (std::is_base_of_v<packed8_tuning, Tuning>) return byte_kernel::packed8;
+  else return byte_kernel::shared_atomics;
+}
+
 /// A counting kernel and its launch set-up on each device: the opt-in to more than 48 KiB of shared memory and the
 /// persistent grid (blocks that fit on the device at once). Both are made once per device and cached, because every
 /// microsecond the host spends between a call's first and last enqueue can leave the GPU idle: a 1 GiB call takes
 /// only ~350 us. grid() returns 0 when a block does not fit on this device at all.
-template <class Tuning, bool Packed>
+template <class Tuning>
 struct counting_kernel {
   static constexpr int block = Tuning::block;
   static constexpr std::int64_t tile_vectors = std::int64_t(Tuning::block) * Tuning::unroll;
   static constexpr std::size_t shared_bytes() {
-    if constexpr (Packed) return packed_counters_shared_bytes<Tuning>();
+    if constexpr (kernel_of<Tuning>() == byte_kernel::pair_counters) return pair_counters_shared_bytes<Tuning>();
+    else if constexpr (kernel_of<Tuning>() == byte_kernel::packed8) return packed8_shared_bytes<Tuning>();
     else return shared_atomics_shared_bytes<Tuning>();
   }
   static constexpr auto kernel() {
-    if constexpr (Packed) return count_bytes_packed<Tuning>;
+    if constexpr (kernel_of<Tuning>() == byte_kernel::pair_counters) return count_bytes_pair_counters<Tuning>;
+    else if constexpr (kernel_of<Tuning>() == byte_kernel::packed8) return count_bytes_packed8<Tuning>;
     else return count_bytes_shared_atomics<Tuning>;
   }
   static void launch(int grid, const byte_job& job, cudaStream_t stream) {
@@ -128,8 +140,9 @@ void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
 
 /// Enqueues the counting kernel of `method` over the bytes [p, p + n); `job` holds the totals (already zeroed)
 /// and what the last block needs to fold them into the caller's bins. The tunings are parameters so that the
-/// benchmark can compare others with the library's defaults. A shared-atomics tuning whose block does not fit the
-/// device (the benchmark's copy per lane needs Hopper's 227 KiB) falls back to the default (16 KiB per block).
+/// benchmark can compare others with the library's defaults. A tuning whose block does not fit the device (the
+/// pair counters need 193 KiB of shared memory, the benchmark's atomics copy per lane 224 KiB) falls back to a
+/// smaller kernel of the same method: the 8-bit packed counters (65 KiB) or the default atomics (16 KiB).
 template <class PackedTuning, class AtomicsTuning>
 void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, byte_job job, cudaStream_t stream) {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
@@ -144,19 +157,21 @@ void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method
 
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  if (method == byte_method::packed_counters) {
-    using K = counting_kernel<PackedTuning, true>;
-    const int grid = K::grid(device);
+  const bool packed = method == byte_method::packed_counters;
+  if (packed) {
+    using K = counting_kernel<PackedTuning>;
+    if (const int grid = K::grid(device); grid > 0) return launch_counting<K>(grid, job, stream);
+  } else {
+    using K = counting_kernel<AtomicsTuning>;
+    if (const int grid = K::grid(device); grid > 0) return launch_counting<K>(grid, job, stream);
+  }
+  if (packed) {
+    using fallback = counting_kernel<packed8_tuning>;
+    const int grid = fallback::grid(device);
     if (grid == 0) throw error("byte_histogram: the packed-counters kernel does not fit this device's shared memory");
-    launch_counting<K>(grid, job, stream);
-    return;
+    return launch_counting<fallback>(grid, job, stream);
   }
-  using K = counting_kernel<AtomicsTuning, false>;
-  if (const int grid = K::grid(device); grid > 0) {
-    launch_counting<K>(grid, job, stream);
-    return;
-  }
-  using fallback = counting_kernel<shared_atomics_tuning, false>;
+  using fallback = counting_kernel<shared_atomics_tuning>;
   const int grid = fallback::grid(device);
   if (grid == 0) throw error("byte_histogram: the shared-atomics kernel does not fit this device's shared memory");
   launch_counting<fallback>(grid, job, stream);
@@ -182,7 +197,7 @@ inline constexpr int fold_clear_limit = 4096;
 /// into job.hist. `job` carries hist, hist_word_bytes, num_bins, accumulate and the table; the rest is set here.
 /// Rows with gaps between them: the gaps are subtracted first (row_gaps.cuh), then the span is counted as one run
 /// of bytes, so the cost is one launch more, not one launch per row. Asynchronous on `stream`.
-template <class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
+template <class PackedTuning = pair_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
 void enqueue_mapped(const byte_rows& in, byte_job job, unsigned long long* totals, cudaStream_t stream,
                     byte_method method) {
   if (!job.accumulate && job.num_bins > fold_clear_limit) {
@@ -211,7 +226,7 @@ void enqueue_mapped(const byte_rows& in, byte_job job, unsigned long long* total
                                                  stream);
 }
 
-template <class Count, class PackedTuning = packed_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
+template <class Count, class PackedTuning = pair_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
 void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64_t n, Count* hist, int num_bins,
                     int lower, int upper, cudaStream_t stream, const options& opts, byte_method method) {
   static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),

@@ -1,25 +1,26 @@
-// Alternatives to the library's default tunings of the two byte kernels (packed_counters_tuning,
-// shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
+// Alternatives to the library's default tunings of the byte kernels (pair_counters_tuning for the packed_counters
+// method, shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
 // can be replaced by one of these on the strength of a measurement, without new code.
 #pragma once
 
-#include "ghist/detail/byte_histogram/packed_counters.cuh"
+#include "ghist/detail/byte_histogram/packed8_counters.cuh"
+#include "ghist/detail/byte_histogram/pair_counters.cuh"
 #include "ghist/detail/byte_histogram/shared_atomics.cuh"
 
 namespace ghist::detail::bytes {
 
-/// Packed counters incremented with one shared atomic each (the thread's own column: never a conflict).
-struct packed_atomic_increment_tuning : packed_counters_tuning {
+/// 8-bit packed counters incremented with one shared atomic each (the thread's own column: never a conflict).
+struct packed8_atomic_increment_tuning : packed8_tuning {
   static constexpr bool atomic_increment = true;
 };
 
-/// Packed counters incremented as bytes (no per-byte shift).
-struct packed_byte_stores_tuning : packed_counters_tuning {
+/// 8-bit packed counters incremented as bytes (no per-byte shift).
+struct packed8_byte_stores_tuning : packed8_tuning {
   static constexpr bool byte_stores = true;
 };
 
-/// Packed counters with 48-byte tiles (3 vectors per thread), flushed every 5 tiles (240 bytes): fewer registers.
-struct packed_unroll3_tuning : packed_counters_tuning {
+/// 8-bit packed counters with 48-byte tiles (3 vectors per thread), flushed every 5 tiles (240 bytes): fewer registers.
+struct packed8_unroll3_tuning : packed8_tuning {
   static constexpr int unroll = 3;
 };
 
@@ -57,6 +58,12 @@ struct eight_copies_swizzled_tuning : eight_copies_tuning {
 /// One copy per warp without the swizzle (the default otherwise).
 struct atomics_per_warp_unswizzled_tuning : shared_atomics_tuning {
   static constexpr bool swizzle = false;
+};
+
+/// Pair counters that flush before every tile after the first (the default flushes every 255 tiles, so only inputs
+/// of ~800 MB and more flush inside the loop on an H100): the tests' way to run the flush on small inputs.
+struct pair_counters_flush_every_tile_tuning : pair_counters_tuning {
+  static constexpr int flush_tiles = 1;
 };
 
 }  // namespace ghist::detail::bytes
