@@ -24,7 +24,7 @@ namespace ghist::detail::bytes {
 
 /// Tuning of the pair-counters kernel. Lent H100, 2026-11-22, 1 GiB of uint8, fraction of the read floor for
 /// uniform / zero / linear / image data (bench/results/2026-11-22-h100-experiment-pair-counters.txt):
-///   12 warps, 4 vectors per thread per tile, 2 bytes in flight    0.83-0.84 for every data set (two runs)
+///   12 warps, 4 vectors per thread per tile, 2 bytes in flight    0.83-0.84 for every data set (three runs)
 ///   14 warps                                                      0.80-0.82
 ///   13 / 11 / 10 warps                                            0.76 / 0.79 / 0.75 (uniform)
 ///   12 warps, 6 vectors per tile                                  0.84-0.85
@@ -67,27 +67,31 @@ __device__ __forceinline__ unsigned* pair_word(char* columns, unsigned lane_offs
 
 /// Counts two placed bytes with both loads issued before either store, so that one lane has two load-add-store
 /// chains in flight instead of one. When both bytes hit one word, the second load is stale: the second store then
-/// adds to what the first stored.
-__device__ __forceinline__ void count_pair(char* columns, unsigned lane_offset, unsigned s0, unsigned s1) {
+/// adds to what the first stored. `one` is 1 in a register: with it the increment (high bit | 1) is one LOP3, where
+/// the two constants would take two, and the add can leave the integer ALU, the kernel's busiest pipe (ncu: 74%);
+/// 0.84 -> 0.86 of the read floor (bench/results/2026-11-22-h100-experiment-pair-counters.txt, run 4).
+__device__ __forceinline__ void count_pair(char* columns, unsigned lane_offset, unsigned one, unsigned s0,
+                                           unsigned s1) {
   unsigned* p0 = pair_word(columns, lane_offset, s0);
   unsigned* p1 = pair_word(columns, lane_offset, s1);
   const unsigned c0 = *p0, c1 = *p1;
-  const unsigned n0 = c0 + (s0 & (1u << pair_total_bits)) + 1u;
+  const unsigned n0 = c0 + ((s0 & (1u << pair_total_bits)) | one);
   *p0 = n0;
-  *p1 = (p0 == p1 ? n0 : c1) + (s1 & (1u << pair_total_bits)) + 1u;
+  *p1 = (p0 == p1 ? n0 : c1) + ((s1 & (1u << pair_total_bits)) | one);
 }
 
 template <int K>
-__device__ __forceinline__ void count_byte_k(char* columns, unsigned lane_offset, const uint4& v) {
-  count_pair(columns, lane_offset, placed_byte<K>(v.x), placed_byte<K>(v.y));
-  count_pair(columns, lane_offset, placed_byte<K>(v.z), placed_byte<K>(v.w));
+__device__ __forceinline__ void count_byte_k(char* columns, unsigned lane_offset, unsigned one, const uint4& v) {
+  count_pair(columns, lane_offset, one, placed_byte<K>(v.x), placed_byte<K>(v.y));
+  count_pair(columns, lane_offset, one, placed_byte<K>(v.z), placed_byte<K>(v.w));
 }
 
-__device__ __forceinline__ void count_vector_pairs(char* columns, unsigned lane_offset, const uint4& v) {
-  count_byte_k<0>(columns, lane_offset, v);
-  count_byte_k<1>(columns, lane_offset, v);
-  count_byte_k<2>(columns, lane_offset, v);
-  count_byte_k<3>(columns, lane_offset, v);
+__device__ __forceinline__ void count_vector_pairs(char* columns, unsigned lane_offset, unsigned one,
+                                                   const uint4& v) {
+  count_byte_k<0>(columns, lane_offset, one, v);
+  count_byte_k<1>(columns, lane_offset, one, v);
+  count_byte_k<2>(columns, lane_offset, one, v);
+  count_byte_k<3>(columns, lane_offset, one, v);
 }
 
 /// Adds the warp's 32 columns to the block's counts and clears them; called by all lanes of a warp at once. Lane l
@@ -130,6 +134,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   char* columns = reinterpret_cast<char*>(shared_words);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const unsigned lane_offset = warp * pair_column_bytes + lane * 4;
+  const unsigned one = blockDim.x / Block;  // 1, but not a constant to the compiler (see count_pair)
   unsigned* warp_columns = shared_words + warp * (pair_column_bytes / 4);
 
   using tiles = tiling<Block, Unroll>;
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
       pending = 0;
     }
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) count_vector_pairs(columns, lane_offset, cur[j]);
+    for (int j = 0; j < Unroll; ++j) count_vector_pairs(columns, lane_offset, one, cur[j]);
     ++pending;
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
@@ -153,7 +158,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   if (t.owns_partial_tile()) {  // at most Unroll vectors per thread, like one tile
     if (pending == Tuning::flush_tiles) flush_pair_columns(warp_columns, block_counts);
     for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      count_vector_pairs(columns, lane_offset, job.vectors[i]);
+      count_vector_pairs(columns, lane_offset, one, job.vectors[i]);
   }
   flush_pair_columns(warp_columns, block_counts);
   __syncthreads();
