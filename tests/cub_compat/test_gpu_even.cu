@@ -117,6 +117,44 @@ TYPED_TEST(CubCompatGpuEven, AllCountersAndLayoutsMatchReferenceAndCub) {
   }
 }
 
+// __half samples into at most 256 bins take their own kernel (detail/cub_compat/half_even_path.cuh, two samples per
+// instruction): every start from 16-byte aligned to 7 samples past it (an unaligned head of 1-7 samples), sizes
+// around the 8-sample vectors and the kernel's tiles, 1 to 256 bins, NaN, infinities and the exact levels mixed in.
+TEST(CubCompatGpuEvenHalf, UnalignedStartsOddSizesAndBinCounts) {
+  const std::uint64_t seed = ghist_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t largest = 300007;
+  const auto samples = make_samples<__half>(dist::with_specials, largest + 8, -3.0, 9.5, rng);
+  device_buffer<__half> d_samples(samples);
+  for (int bins : {1, 7, 32, 255, 256}) {
+    ghist::cub_compat::detail::even_transform<__half, __half> to_bin;
+    const __half lo = from_double<__half>(-3.0), hi = from_double<__half>(9.5);
+    ASSERT_EQ(ghist::cub_compat::detail::make_even_transform(bins + 1, lo, hi, to_bin),
+              ghist::cub_compat::detail::even_status::ok);
+    ASSERT_EQ(to_bin.kind, ghist::cub_compat::detail::even_kind::cub_half);
+    for (int offset = 0; offset < 8; ++offset)
+      for (std::int64_t n : {std::int64_t(1), std::int64_t(7), std::int64_t(8), std::int64_t(9), std::int64_t(4095),
+                             std::int64_t(4096 * 32 + 3), largest}) {
+        SCOPED_TRACE("bins " + std::to_string(bins) + " offset " + std::to_string(offset) + " n " + std::to_string(n));
+        std::vector<std::uint64_t> want(static_cast<std::size_t>(bins), 0);
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int64_t b = to_bin(samples[static_cast<std::size_t>(offset + i)]);
+          if (b >= 0) ++want[static_cast<std::size_t>(b)];
+        }
+        device_buffer<unsigned> d_hist(static_cast<std::size_t>(bins));
+        CUDA_OK(cudaMemset(d_hist.get(), 0xab, static_cast<std::size_t>(bins) * sizeof(unsigned)));
+        ASSERT_EQ(two_phase([&](void* temp, std::size_t& bytes) {
+                    return GhistHist::HistogramEven(temp, bytes, d_samples.get() + offset, d_hist.get(), bins + 1,
+                                                    lo, hi, n);
+                  }),
+                  cudaSuccess);
+        const std::vector<unsigned> got = d_hist.download();
+        ASSERT_EQ(std::vector<std::uint64_t>(got.begin(), got.end()), want);
+      }
+  }
+}
+
 // A 4-channel image in padded rows (MultiHistogramEven's 2-D overload), float samples, against the reference and CUB.
 TEST(CubCompatGpuEvenPitched, FourChannelsPaddedRows) {
   std::mt19937_64 rng(ghist_test::fresh_seed());

@@ -1,0 +1,236 @@
+// __half samples into at most 256 even bins (HistogramEven with __half levels), two samples per instruction.
+//
+// The engine visits one sample at a time, and CUB's 16-bit bin formula (even_transform, kind cub_half) costs about
+// eight instructions per sample: two compares, a subtraction, a multiplication, a compare, a conversion and the
+// engine's own bin check, so 2^28 samples took 290 us on the lent H100, as CUB does, at 1.6x the read floor. Here
+// each step runs on __half2, the 16-bit SIMD type, so that one instruction serves two samples with the same
+// rounding per lane as the scalar intrinsics:
+//   in range   __hge2_mask(x, lower) & __hlt2_mask(x, upper)  (NaN fails both, as in the scalar test)
+//   q          __hmul2(__hsub2(x, lower), recip)              (each step rounded to half, as CUB rounds it)
+//   bin        min(trunc(q), bins - 1)                         (= the scalar "q < bins ? int(q) : bins - 1", q >= 0)
+// and adding 1024 to the bin (exact in half up to 2047) leaves it in the low 10 bits of each 16-bit lane, so the two
+// bins come out of one register without a conversion. The bins are counted like bytes (byte_histogram/): a 256-slot
+// histogram per warp in shared memory with the byte kernel's bank swizzle, 64-bit totals, and the last block folds
+// them into the caller's counters (bin b of the totals is bin b of the histogram).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <type_traits>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "ghist/detail/byte_histogram/common.cuh"
+#include "ghist/detail/byte_histogram/launch.cuh"
+#include "ghist/detail/cub_compat/even_transform.hpp"
+#include "ghist/detail/cuda_check.hpp"
+
+namespace ghist::cub_compat::detail {
+
+/// The levels as even_transform holds them (floats with half values) and the bin count (1..256).
+struct half_even_args {
+  float lo = 0, hi = 0, recip = 0;
+  int bins = 1;
+};
+
+/// The most bins the path takes: one 256-slot histogram per warp.
+inline constexpr std::int64_t half_path_max_bins = 256;
+
+/// The levels converted once per thread, as the scalar formula converts them (__float2half_rn).
+struct half2_levels {
+  __half2 lo, hi, recip, last, magic;
+  __device__ explicit half2_levels(const half_even_args& a)
+      : lo(__float2half2_rn(a.lo)),
+        hi(__float2half2_rn(a.hi)),
+        recip(__float2half2_rn(a.recip)),
+        last(__float2half2_rn(static_cast<float>(a.bins - 1))),
+        magic(__float2half2_rn(1024.0f)) {}
+};
+
+/// Counts the two samples of x into this warp's histogram h (bin b at byte_slot(b)).
+__device__ __forceinline__ void count_half2(unsigned* h, __half2 x, const half2_levels& l) {
+  const unsigned in = __hge2_mask(x, l.lo) & __hlt2_mask(x, l.hi);
+  if (in == 0) return;
+  const __half2 q = __hmin2(h2trunc(__hmul2(__hsub2(x, l.lo), l.recip)), l.last);
+  const __half2 biased = __hadd2(q, l.magic);  // 1024 + bin: the bin in the low 10 bits of each lane
+  unsigned bits;
+  static_assert(sizeof(bits) == sizeof(biased), "two halves in a word");
+  memcpy(&bits, &biased, sizeof(bits));
+  // Both lanes' slots at once (byte_slots on 16-bit lanes: the swizzle takes bits 5..7 of each bin).
+  const unsigned bins = bits & 0x03ff03ffu;
+  const unsigned slots = bins ^ ((bins >> 5) & 0x00070007u);
+  if (in & 0xffffu) atomicAdd(&h[slots & 0xffffu], 1u);
+  if (in >> 16) atomicAdd(&h[slots >> 16], 1u);
+}
+
+/// One sample (the unaligned head and tail): the pair formula on (x, x), lane 0 counted.
+__device__ __forceinline__ void count_half(unsigned* h, __half x, const half2_levels& l) {
+  const __half2 xx = __halves2half2(x, x);
+  const unsigned in = __hge2_mask(xx, l.lo) & __hlt2_mask(xx, l.hi) & 0xffffu;
+  if (in == 0) return;
+  const __half2 biased = __hadd2(__hmin2(h2trunc(__hmul2(__hsub2(xx, l.lo), l.recip)), l.last), l.magic);
+  unsigned bits;
+  memcpy(&bits, &biased, sizeof(bits));
+  atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(bits & 0x3ffu)], 1u);
+}
+
+__device__ __forceinline__ void count_half_vector(unsigned* h, const uint4& v, const half2_levels& l) {
+  const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    __half2 x;
+    memcpy(&x, &words[k], sizeof(x));
+    count_half2(h, x, l);
+  }
+}
+
+/// Tuning: 512 threads x 2 blocks per SM (16 KiB of histograms per block), 4 vectors (32 samples) per thread per
+/// tile, the next tile's loads issued before this one is counted; as the byte kernel's default.
+struct half_even_tuning {
+  static constexpr int block = 512;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 2;
+};
+
+/// job.vectors: 16-byte vectors of 8 samples; job.head / job.tail: samples counted one by one (their byte counts
+/// are twice their sample counts).
+template <class Tuning>
+__global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
+    count_half_even_kernel(ghist::detail::bytes::byte_job job, half_even_args args) {
+  namespace bytes = ghist::detail::bytes;
+  constexpr int Block = Tuning::block, Unroll = Tuning::unroll, warps = Block / 32;
+  __shared__ unsigned hist[warps * bytes::byte_values];
+  for (int k = threadIdx.x; k < warps * bytes::byte_values; k += Block) hist[k] = 0;
+  __syncthreads();
+  const half2_levels l(args);
+  unsigned* h = hist + (threadIdx.x / 32) * bytes::byte_values;
+  if (blockIdx.x == 0) {
+    const auto* head = reinterpret_cast<const __half*>(job.head);
+    const auto* tail = reinterpret_cast<const __half*>(job.tail);
+    if (threadIdx.x < job.head_bytes / 2) count_half(h, head[threadIdx.x], l);
+    if (threadIdx.x < job.tail_bytes / 2) count_half(h, tail[threadIdx.x], l);
+  }
+
+  using tiles = bytes::tiling<Block, Unroll>;
+  const tiles t(job.num_vectors);
+  uint4 cur[Unroll], next[Unroll];
+  std::int64_t tile = blockIdx.x;
+  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
+  for (; tile < t.full_tiles; tile += gridDim.x) {
+    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j) count_half_vector(h, cur[j], l);
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
+  }
+  if (t.owns_partial_tile())
+    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
+      count_half_vector(h, job.vectors[i], l);
+  __syncthreads();
+
+  // The warps' histograms into warp 0's (slot by slot: the swizzle is the same in every warp), then the totals.
+  for (int s = threadIdx.x; s < bytes::byte_values; s += Block) {
+    unsigned sum = 0;
+    for (int w = 0; w < warps; ++w) sum += hist[w * bytes::byte_values + s];
+    hist[s] = sum;
+  }
+  __syncthreads();
+  bytes::add_block_counts<Block, 1, true>(hist, job.totals);
+  bytes::finish_if_last<Block>(job);
+}
+
+/// even_transform<__half, LevelT> whose arithmetic is __half's (the levels' common type with __half is __half).
+template <class Transform>
+inline constexpr bool is_half_even_transform_v = false;
+template <class LevelT>
+inline constexpr bool is_half_even_transform_v<even_transform<__half, LevelT>> =
+    std::is_same_v<typename even_transform<__half, LevelT>::common, __half>;
+
+/// Whether a HistogramEven call takes this path: one channel of contiguous __half samples behind a pointer, levels
+/// whose common type is __half (kind cub_half) and at most 256 bins. Depends only on what the size query sees too.
+template <int Channels, class SampleIt, class Transform>
+bool takes_half_path(bool contiguous, const Transform& t) {
+  using SampleT = typename std::iterator_traits<SampleIt>::value_type;
+  if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> && std::is_same_v<std::remove_cv_t<SampleT>, __half> &&
+                is_half_even_transform_v<Transform>) {
+    return contiguous && t.kind == even_kind::cub_half && t.bins >= 1 && t.bins <= half_path_max_bins;
+  } else {
+    (void)contiguous, (void)t;
+    return false;
+  }
+}
+
+/// Persistent grid of the kernel on `device` (blocks that fit at once), cached per device.
+inline int half_even_grid(int device) {
+  using K = half_even_tuning;
+  static std::atomic<int> cache[ghist::detail::bytes::max_cached_devices] = {};
+  const bool cached = device >= 0 && device < ghist::detail::bytes::max_cached_devices;
+  if (cached)
+    if (const int g = cache[device].load(std::memory_order_relaxed); g > 0) return g;
+  int sms = 0, per_sm = 0;
+  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GHIST_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_half_even_kernel<K>, K::block, 0));
+  const int g = std::max(1, sms * per_sm);
+  if (cached) cache[device].store(g, std::memory_order_relaxed);
+  return g;
+}
+
+/// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples. `temp`
+/// holds byte_path_temp_bytes (the 256 totals and the blocks-done counter). Throws ghist::error on a failed CUDA
+/// call. The input is cut as the byte kernels cut theirs: an unaligned head, 16-byte vectors, a tail.
+template <class Word, class LevelT>
+void run_half_path(const __half* samples, std::int64_t n, const even_transform<__half, LevelT>& t, Word* hist,
+                   void* temp, cudaStream_t stream) {
+  namespace bytes = ghist::detail::bytes;
+  bytes::byte_job job;
+  job.hist = hist;
+  job.hist_word_bytes = static_cast<int>(sizeof(Word));
+  job.num_bins = static_cast<int>(t.bins);
+  job.accumulate = false;
+  for (int v = 0; v < bytes::byte_values; ++v) job.map.bin[v] = v < t.bins ? v : -1;
+  auto* totals = static_cast<unsigned long long*>(temp);
+  GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, ghist::byte_histogram_workspace_bytes(), stream));
+  job.totals = totals;
+  job.blocks_done = reinterpret_cast<unsigned*>(totals + bytes::byte_values);
+
+  const auto address = reinterpret_cast<std::uintptr_t>(samples);
+  const std::int64_t head = std::min<std::int64_t>(n, (bytes::vector_bytes - address % bytes::vector_bytes) %
+                                                          bytes::vector_bytes / sizeof(__half));
+  constexpr std::int64_t per_vector = bytes::vector_bytes / sizeof(__half);
+  const std::int64_t num_vectors = (n - head) / per_vector;
+  job.head = reinterpret_cast<const std::uint8_t*>(samples);
+  job.head_bytes = static_cast<int>(head * sizeof(__half));
+  job.tail = reinterpret_cast<const std::uint8_t*>(samples + head + num_vectors * per_vector);
+  job.tail_bytes = static_cast<int>((n - head - num_vectors * per_vector) * sizeof(__half));
+  const half_even_args args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
+
+  int device = 0;
+  GHIST_CUDA_CHECK(cudaGetDevice(&device));
+  const int max_grid = half_even_grid(device);
+  // As launch_counting: at most max_block_bytes of input per block and launch, so that the 32-bit block counters
+  // cannot overflow; the head and tail with the first launch, the fold with the last.
+  using K = half_even_tuning;
+  constexpr std::int64_t tile_vectors = std::int64_t(K::block) * K::unroll;
+  const std::int64_t launch_vectors = std::int64_t(max_grid) * (bytes::max_block_bytes / bytes::vector_bytes);
+  job.vectors = reinterpret_cast<const uint4*>(samples + head);
+  std::int64_t done = 0;
+  do {
+    bytes::byte_job part = job;
+    part.vectors = job.vectors + done;
+    part.num_vectors = std::min(launch_vectors, num_vectors - done);
+    if (done > 0) part.head_bytes = part.tail_bytes = 0;
+    part.finish = done + part.num_vectors == num_vectors;
+    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
+    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
+    count_half_even_kernel<K><<<grid, K::block, 0, stream>>>(part, args);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    done += part.num_vectors;
+  } while (done < num_vectors);
+}
+
+}  // namespace ghist::cub_compat::detail
