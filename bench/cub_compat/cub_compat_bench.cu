@@ -4,8 +4,8 @@
 // timed: against CUB's result, or against the CPU reference where CUB is wrong (half with more than 2048 bins,
 // NVIDIA/cccl#10976; int8, whose negative samples CUB drops, NVIDIA/cccl#10977: CUB is still timed there, it reads
 // and bins every sample). Prints the median time, GB/s of samples read, the speedup over CUB (CUB time / ghist
-// time) and the path ghist took (bytes: the byte kernels, detail/cub_compat/byte_path.cuh; half2: __half samples
-// into <= 256 even bins, detail/cub_compat/half_even_path.cuh; engine: the generic engine); RGBA pixels (uint8, 4 channels, 3 active) through MultiHistogramEven/Range as rows of type rgba8.
+// time) and the path ghist took (bytes: the byte kernels, detail/cub_compat/byte_path.cuh; small: __half or
+// float samples into <= 256 even bins, detail/cub_compat/small_even_path.cuh; engine: the generic engine); RGBA pixels (uint8, 4 channels, 3 active) through MultiHistogramEven/Range as rows of type rgba8.
 // --csv FILE and --json FILE write the same rows.
 //
 //   ghist_cub_compat_bench [--quick] [--csv FILE] [--json FILE]
@@ -219,12 +219,12 @@ void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_t
       BENCH_CHECK(ghist::cub_compat::detail::make_geometry<T>(n, std::int64_t(1), n * sizeof(T), 1, g));
       const char* path = "engine";
       if (ghist::cub_compat::detail::takes_byte_path<1, const T*>(g)) path = "bytes";
-      if constexpr (std::is_same_v<T, __half> && std::is_same_v<typename L::even_t, __half>) {
-        ghist::cub_compat::detail::even_transform<T, __half> t;
+      if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, float>) {
+        ghist::cub_compat::detail::even_transform<T, typename L::even_t> t;
         if (even && ghist::cub_compat::detail::make_even_transform(bins + 1, L::lo(), L::hi(), t) ==
                         ghist::cub_compat::detail::even_status::ok &&
-            ghist::cub_compat::detail::takes_half_path<1, const T*>(g.contiguous, t))
-          path = "half2";
+            ghist::cub_compat::detail::takes_small_even_path<1, const T*>(g.contiguous, t))
+          path = "small";
       }
       rows.push_back({type_name<T>(), mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6),
                       tc.us / tg.us, check, path});

@@ -19,9 +19,9 @@
 // Speed: uint8 and int8 samples behind a pointer (one channel, or 2 to 4 interleaved channels such as RGBA) run on
 // the byte kernels whatever the levels: the 256 raw byte values are counted, then folded into the bins through a
 // table made with the same bin arithmetic as every other path (detail/cub_compat/byte_path.cuh says which layouts
-// qualify). HistogramEven of contiguous __half samples with __half levels into at most 256 bins computes two
-// samples' bins per instruction with the same roundings (detail/cub_compat/half_even_path.cuh). Every other call
-// runs on ghist's generic engine; Range calls there search their levels through a bucket
+// qualify). HistogramEven of contiguous __half or float samples (levels of the same type) into at most 256 bins runs
+// a kernel of its own, __half two samples per instruction with the same roundings
+// (detail/cub_compat/small_even_path.cuh). Every other call runs on ghist's generic engine; Range calls there search their levels through a bucket
 // index that a small kernel makes from the device levels into the temporary storage first (32 bytes per bin for
 // samples and levels of up to 4 bytes, 64 for 8-byte ones, at most 2^21 buckets;
 // detail/cub_compat/range_transform.hpp), so a sample costs about one load instead of log2(num_levels).

@@ -117,22 +117,24 @@ TYPED_TEST(CubCompatGpuEven, AllCountersAndLayoutsMatchReferenceAndCub) {
   }
 }
 
-// __half samples into at most 256 bins take their own kernel (detail/cub_compat/half_even_path.cuh, two samples per
-// instruction): every start from 16-byte aligned to 7 samples past it (an unaligned head of 1-7 samples), sizes
-// around the 8-sample vectors and the kernel's tiles, 1 to 256 bins, NaN, infinities and the exact levels mixed in.
-TEST(CubCompatGpuEvenHalf, UnalignedStartsOddSizesAndBinCounts) {
+// __half and float samples into at most 256 bins take their own kernel (detail/cub_compat/small_even_path.cuh;
+// __half two samples per instruction): every start from 16-byte aligned to 7 samples past it (an unaligned head),
+// sizes around the 16-byte vectors and the kernel's tiles, 1 to 256 bins, NaN, infinities and the exact levels
+// mixed in, against the CPU reference.
+template <class S>
+void check_small_even_path() {
   const std::uint64_t seed = ghist_test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const std::int64_t largest = 300007;
-  const auto samples = make_samples<__half>(dist::with_specials, largest + 8, -3.0, 9.5, rng);
-  device_buffer<__half> d_samples(samples);
+  const auto samples = make_samples<S>(dist::with_specials, largest + 8, -3.0, 9.5, rng);
+  device_buffer<S> d_samples(samples);
   for (int bins : {1, 7, 32, 255, 256}) {
-    ghist::cub_compat::detail::even_transform<__half, __half> to_bin;
-    const __half lo = from_double<__half>(-3.0), hi = from_double<__half>(9.5);
+    ghist::cub_compat::detail::even_transform<S, S> to_bin;
+    const S lo = from_double<S>(-3.0), hi = from_double<S>(9.5);
     ASSERT_EQ(ghist::cub_compat::detail::make_even_transform(bins + 1, lo, hi, to_bin),
               ghist::cub_compat::detail::even_status::ok);
-    ASSERT_EQ(to_bin.kind, ghist::cub_compat::detail::even_kind::cub_half);
+    ASSERT_TRUE((ghist::cub_compat::detail::takes_small_even_path<1, const S*>(true, to_bin)));
     for (int offset = 0; offset < 8; ++offset)
       for (std::int64_t n : {std::int64_t(1), std::int64_t(7), std::int64_t(8), std::int64_t(9), std::int64_t(4095),
                              std::int64_t(4096 * 32 + 3), largest}) {
@@ -154,6 +156,8 @@ TEST(CubCompatGpuEvenHalf, UnalignedStartsOddSizesAndBinCounts) {
       }
   }
 }
+TEST(CubCompatGpuEvenSmall, HalfUnalignedStartsOddSizesAndBinCounts) { check_small_even_path<__half>(); }
+TEST(CubCompatGpuEvenSmall, FloatUnalignedStartsOddSizesAndBinCounts) { check_small_even_path<float>(); }
 
 // A 4-channel image in padded rows (MultiHistogramEven's 2-D overload), float samples, against the reference and CUB.
 TEST(CubCompatGpuEvenPitched, FourChannelsPaddedRows) {

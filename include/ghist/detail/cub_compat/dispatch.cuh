@@ -16,7 +16,7 @@
 
 #include "ghist/config.hpp"
 #include "ghist/detail/cub_compat/byte_path.cuh"
-#include "ghist/detail/cub_compat/half_even_path.cuh"
+#include "ghist/detail/cub_compat/small_even_path.cuh"
 #include "ghist/detail/cub_compat/range_transform.hpp"
 #include "ghist/detail/validate.hpp"
 #include "ghist/error.hpp"
@@ -223,10 +223,10 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
     std::size_t needed = 1;  // never 0: a caller's cudaMalloc(0) would give back null, the "query" pointer
     std::size_t index_bytes = 0;  // the range bucket indexes, at the start of the temporary storage
     const bool bytes = takes_byte_path<Channels, SampleIt>(g);
-    // (Active is 1 whenever the half path is taken: it needs one channel.)
-    const bool halves = !bytes && takes_half_path<Channels, SampleIt>(g.contiguous, transforms[0]);
-    if (bytes || halves) {
-      needed = halves ? byte_path_temp_bytes : byte_kernels_temp_bytes<Channels, Active>();
+    // (Active is 1 whenever the small-even path is taken: it needs one channel.)
+    const bool small_even = !bytes && takes_small_even_path<Channels, SampleIt>(g.contiguous, transforms[0]);
+    if (bytes || small_even) {
+      needed = small_even ? byte_path_temp_bytes : byte_kernels_temp_bytes<Channels, Active>();
     } else {
       for (int c = 0; c < Active; ++c) {
         needed = std::max(needed, ghist::plan_for<Op>(g.pixels, bins[c], engine_options(nullptr, 0)).temp_bytes);
@@ -260,7 +260,7 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
     const ghist::options opts = engine_options(static_cast<char*>(d_temp) + index_bytes, temp_bytes - index_bytes);
     // Every pointer checked before the first launch (the engine checks its own as each channel is called, after
     // Range's index kernels and earlier channels), so that a call with a bad pointer enqueues nothing.
-    if (g.pixels > 0 && !bytes && !halves) {
+    if (g.pixels > 0 && !bytes && !small_even) {
       if constexpr (std::is_pointer_v<SampleIt>)
         ghist::detail::check_device_range(d_samples, sample_span(g, Channels) * sizeof(SampleT), "d_samples");
       for (int c = 0; c < Active; ++c)
@@ -296,12 +296,14 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
           continue;
         }
       }
-      if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> && is_half_even_transform_v<Transform>) {
-        if (halves) {
+      if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> &&
+                    (is_half_even_transform_v<Transform> || is_float_even_transform_v<Transform>)) {
+        if (small_even) {
           ghist::detail::check_device_range(d_samples, static_cast<std::size_t>(g.pixels) * sizeof(SampleT),
                                             "d_samples");
           ghist::detail::check_device_range(dest, static_cast<std::size_t>(bins[c]) * sizeof(Word), "d_histogram");
-          run_half_path(static_cast<const __half*>(d_samples), g.pixels, transforms[c], dest, d_temp, stream);
+          run_small_even_path(static_cast<const std::remove_cv_t<SampleT>*>(d_samples), g.pixels, transforms[c], dest,
+                              d_temp, stream);
           continue;
         }
       }

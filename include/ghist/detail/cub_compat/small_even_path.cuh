@@ -1,17 +1,21 @@
-// __half samples into at most 256 even bins (HistogramEven with __half levels), two samples per instruction.
+// HistogramEven of contiguous __half or float samples into at most 256 bins: a kernel of its own instead of the
+// engine, counting the bins as the byte kernel counts bytes (byte_histogram/): a 256-slot histogram per warp in
+// shared memory with the byte kernel's bank swizzle, 64-bit totals, and the last block folds them into the caller's
+// counters (bin b of the totals is bin b of the histogram). One memset and one launch per call; the engine's plan
+// (copies per block, a fill of the caller's bins, merges) costs more at 256 bins (float: 0.98x CUB there).
 //
-// The engine visits one sample at a time, and CUB's 16-bit bin formula (even_transform, kind cub_half) costs about
-// eight instructions per sample: two compares, a subtraction, a multiplication, a compare, a conversion and the
-// engine's own bin check, so 2^28 samples took 290 us on the lent H100, as CUB does, at 1.6x the read floor. Here
-// each step runs on __half2, the 16-bit SIMD type, so that one instruction serves two samples with the same
-// rounding per lane as the scalar intrinsics:
+// float: each sample goes through the call's even_transform (CUB's formula, kind cub_float), four per 16-byte load.
+//
+// __half: the engine visits one sample at a time, and CUB's 16-bit bin formula (even_transform, kind cub_half)
+// costs about eight instructions per sample: two compares, a subtraction, a multiplication, a compare, a conversion
+// and the engine's own bin check, so 2^28 samples took 290 us on the lent H100, as CUB does, at 1.6x the read
+// floor. Here each step runs on __half2, the 16-bit SIMD type, so that one instruction serves two samples with the
+// same rounding per lane as the scalar intrinsics:
 //   in range   __hge2_mask(x, lower) & __hlt2_mask(x, upper)  (NaN fails both, as in the scalar test)
 //   q          __hmul2(__hsub2(x, lower), recip)              (each step rounded to half, as CUB rounds it)
 //   bin        min(trunc(q), bins - 1)                         (= the scalar "q < bins ? int(q) : bins - 1", q >= 0)
 // and adding 1024 to the bin (exact in half up to 2047) leaves it in the low 10 bits of each 16-bit lane, so the two
-// bins come out of one register without a conversion. The bins are counted like bytes (byte_histogram/): a 256-slot
-// histogram per warp in shared memory with the byte kernel's bank swizzle, 64-bit totals, and the last block folds
-// them into the caller's counters (bin b of the totals is bin b of the histogram).
+// bins come out of one register without a conversion.
 #pragma once
 
 #include <algorithm>
@@ -38,7 +42,7 @@ struct half_even_args {
 };
 
 /// The most bins the path takes: one 256-slot histogram per warp.
-inline constexpr std::int64_t half_path_max_bins = 256;
+inline constexpr std::int64_t small_even_max_bins = 256;
 
 /// The levels converted once per thread, as the scalar formula converts them (__float2half_rn).
 struct half2_levels {
@@ -78,41 +82,67 @@ __device__ __forceinline__ void count_half(unsigned* h, __half x, const half2_le
   atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(bits & 0x3ffu)], 1u);
 }
 
-__device__ __forceinline__ void count_half_vector(unsigned* h, const uint4& v, const half2_levels& l) {
-  const unsigned words[4] = {v.x, v.y, v.z, v.w};
+/// How the kernel counts __half samples: pairs through half2_levels.
+struct half_pairs_counter {
+  using sample = __half;
+  half_even_args args;
+  __device__ half2_levels prepare() const { return half2_levels(args); }
+  __device__ void count_vector(unsigned* h, const uint4& v, const half2_levels& l) const {
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    __half2 x;
-    memcpy(&x, &words[k], sizeof(x));
-    count_half2(h, x, l);
+    for (int k = 0; k < 4; ++k) {
+      __half2 x;
+      memcpy(&x, &words[k], sizeof(x));
+      count_half2(h, x, l);
+    }
   }
-}
+  __device__ void count_one(unsigned* h, sample x, const half2_levels& l) const { count_half(h, x, l); }
+};
+
+/// How the kernel counts float samples: the call's transform, one sample at a time.
+template <class Transform>
+struct float_counter {
+  using sample = float;
+  Transform to_bin;
+  __device__ const Transform& prepare() const { return to_bin; }
+  __device__ void count_one(unsigned* h, sample x, const Transform& t) const {
+    const std::int64_t b = t(x);
+    if (b >= 0) atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(static_cast<unsigned>(b))], 1u);
+  }
+  __device__ void count_vector(unsigned* h, const uint4& v, const Transform& t) const {
+    count_one(h, __uint_as_float(v.x), t);
+    count_one(h, __uint_as_float(v.y), t);
+    count_one(h, __uint_as_float(v.z), t);
+    count_one(h, __uint_as_float(v.w), t);
+  }
+};
 
 /// Tuning: 512 threads x 2 blocks per SM (16 KiB of histograms per block), 4 vectors (32 samples) per thread per
 /// tile, the next tile's loads issued before this one is counted; as the byte kernel's default.
-struct half_even_tuning {
+struct small_even_tuning {
   static constexpr int block = 512;
   static constexpr int unroll = 4;
   static constexpr int min_blocks_per_sm = 2;
 };
 
-/// job.vectors: 16-byte vectors of 8 samples; job.head / job.tail: samples counted one by one (their byte counts
-/// are twice their sample counts).
-template <class Tuning>
+/// job.vectors: 16-byte vectors of samples; job.head / job.tail: samples counted one by one (their byte counts are
+/// sizeof(sample) times their sample counts).
+template <class Tuning, class Counter>
 __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
-    count_half_even_kernel(ghist::detail::bytes::byte_job job, half_even_args args) {
+    count_small_even_kernel(ghist::detail::bytes::byte_job job, Counter counter) {
+  using sample = typename Counter::sample;
   namespace bytes = ghist::detail::bytes;
   constexpr int Block = Tuning::block, Unroll = Tuning::unroll, warps = Block / 32;
   __shared__ unsigned hist[warps * bytes::byte_values];
   for (int k = threadIdx.x; k < warps * bytes::byte_values; k += Block) hist[k] = 0;
   __syncthreads();
-  const half2_levels l(args);
+  const auto& state = counter.prepare();
   unsigned* h = hist + (threadIdx.x / 32) * bytes::byte_values;
   if (blockIdx.x == 0) {
-    const auto* head = reinterpret_cast<const __half*>(job.head);
-    const auto* tail = reinterpret_cast<const __half*>(job.tail);
-    if (threadIdx.x < job.head_bytes / 2) count_half(h, head[threadIdx.x], l);
-    if (threadIdx.x < job.tail_bytes / 2) count_half(h, tail[threadIdx.x], l);
+    const auto* head = reinterpret_cast<const sample*>(job.head);
+    const auto* tail = reinterpret_cast<const sample*>(job.tail);
+    if (threadIdx.x < job.head_bytes / static_cast<int>(sizeof(sample))) counter.count_one(h, head[threadIdx.x], state);
+    if (threadIdx.x < job.tail_bytes / static_cast<int>(sizeof(sample))) counter.count_one(h, tail[threadIdx.x], state);
   }
 
   using tiles = bytes::tiling<Block, Unroll>;
@@ -123,13 +153,13 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
   for (; tile < t.full_tiles; tile += gridDim.x) {
     if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) count_half_vector(h, cur[j], l);
+    for (int j = 0; j < Unroll; ++j) counter.count_vector(h, cur[j], state);
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
   }
   if (t.owns_partial_tile())
     for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      count_half_vector(h, job.vectors[i], l);
+      counter.count_vector(h, job.vectors[i], state);
   __syncthreads();
 
   // The warps' histograms into warp 0's (slot by slot: the swizzle is the same in every warp), then the totals.
@@ -143,21 +173,30 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
   bytes::finish_if_last<Block>(job);
 }
 
-/// even_transform<__half, LevelT> whose arithmetic is __half's (the levels' common type with __half is __half).
+/// even_transform<__half, LevelT> whose arithmetic is __half's (the levels' common type with __half is __half), and
+/// even_transform<float, LevelT> whose arithmetic is float's.
 template <class Transform>
 inline constexpr bool is_half_even_transform_v = false;
 template <class LevelT>
 inline constexpr bool is_half_even_transform_v<even_transform<__half, LevelT>> =
     std::is_same_v<typename even_transform<__half, LevelT>::common, __half>;
+template <class Transform>
+inline constexpr bool is_float_even_transform_v = false;
+template <class LevelT>
+inline constexpr bool is_float_even_transform_v<even_transform<float, LevelT>> =
+    std::is_same_v<typename even_transform<float, LevelT>::common, float>;
 
-/// Whether a HistogramEven call takes this path: one channel of contiguous __half samples behind a pointer, levels
-/// whose common type is __half (kind cub_half) and at most 256 bins. Depends only on what the size query sees too.
+/// Whether a HistogramEven call takes this path: one channel of contiguous __half or float samples behind a
+/// pointer, levels of the same arithmetic (kind cub_half or cub_float) and at most 256 bins. Depends only on what
+/// the size query sees too.
 template <int Channels, class SampleIt, class Transform>
-bool takes_half_path(bool contiguous, const Transform& t) {
-  using SampleT = typename std::iterator_traits<SampleIt>::value_type;
-  if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> && std::is_same_v<std::remove_cv_t<SampleT>, __half> &&
-                is_half_even_transform_v<Transform>) {
-    return contiguous && t.kind == even_kind::cub_half && t.bins >= 1 && t.bins <= half_path_max_bins;
+bool takes_small_even_path(bool contiguous, const Transform& t) {
+  using SampleT = std::remove_cv_t<typename std::iterator_traits<SampleIt>::value_type>;
+  if constexpr (Channels == 1 && std::is_pointer_v<SampleIt> &&
+                ((std::is_same_v<SampleT, __half> && is_half_even_transform_v<Transform>) ||
+                 (std::is_same_v<SampleT, float> && is_float_even_transform_v<Transform>))) {
+    const even_kind kind = std::is_same_v<SampleT, __half> ? even_kind::cub_half : even_kind::cub_float;
+    return contiguous && t.kind == kind && t.bins >= 1 && t.bins <= small_even_max_bins;
   } else {
     (void)contiguous, (void)t;
     return false;
@@ -165,8 +204,9 @@ bool takes_half_path(bool contiguous, const Transform& t) {
 }
 
 /// Persistent grid of the kernel on `device` (blocks that fit at once), cached per device.
-inline int half_even_grid(int device) {
-  using K = half_even_tuning;
+template <class Counter>
+int small_even_grid(int device) {
+  using K = small_even_tuning;
   static std::atomic<int> cache[ghist::detail::bytes::max_cached_devices] = {};
   const bool cached = device >= 0 && device < ghist::detail::bytes::max_cached_devices;
   if (cached)
@@ -174,7 +214,7 @@ inline int half_even_grid(int device) {
   int sms = 0, per_sm = 0;
   GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   GHIST_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_half_even_kernel<K>, K::block, 0));
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_small_even_kernel<K, Counter>, K::block, 0));
   const int g = std::max(1, sms * per_sm);
   if (cached) cache[device].store(g, std::memory_order_relaxed);
   return g;
@@ -183,10 +223,15 @@ inline int half_even_grid(int device) {
 /// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples. `temp`
 /// holds byte_path_temp_bytes (the 256 totals and the blocks-done counter). Throws ghist::error on a failed CUDA
 /// call. The input is cut as the byte kernels cut theirs: an unaligned head, 16-byte vectors, a tail.
-template <class Word, class LevelT>
-void run_half_path(const __half* samples, std::int64_t n, const even_transform<__half, LevelT>& t, Word* hist,
-                   void* temp, cudaStream_t stream) {
+template <class Word, class SampleT, class LevelT>
+void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
+                         void* temp, cudaStream_t stream) {
   namespace bytes = ghist::detail::bytes;
+  using Counter = std::conditional_t<std::is_same_v<SampleT, __half>, half_pairs_counter,
+                                     float_counter<even_transform<SampleT, LevelT>>>;
+  Counter counter{};
+  if constexpr (std::is_same_v<SampleT, __half>) counter.args = half_even_args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
+  else counter.to_bin = t;
   bytes::byte_job job;
   job.hist = hist;
   job.hist_word_bytes = static_cast<int>(sizeof(Word));
@@ -200,21 +245,20 @@ void run_half_path(const __half* samples, std::int64_t n, const even_transform<_
 
   const auto address = reinterpret_cast<std::uintptr_t>(samples);
   const std::int64_t head = std::min<std::int64_t>(n, (bytes::vector_bytes - address % bytes::vector_bytes) %
-                                                          bytes::vector_bytes / sizeof(__half));
-  constexpr std::int64_t per_vector = bytes::vector_bytes / sizeof(__half);
+                                                          bytes::vector_bytes / sizeof(SampleT));
+  constexpr std::int64_t per_vector = bytes::vector_bytes / sizeof(SampleT);
   const std::int64_t num_vectors = (n - head) / per_vector;
   job.head = reinterpret_cast<const std::uint8_t*>(samples);
-  job.head_bytes = static_cast<int>(head * sizeof(__half));
+  job.head_bytes = static_cast<int>(head * sizeof(SampleT));
   job.tail = reinterpret_cast<const std::uint8_t*>(samples + head + num_vectors * per_vector);
-  job.tail_bytes = static_cast<int>((n - head - num_vectors * per_vector) * sizeof(__half));
-  const half_even_args args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
+  job.tail_bytes = static_cast<int>((n - head - num_vectors * per_vector) * sizeof(SampleT));
 
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  const int max_grid = half_even_grid(device);
+  const int max_grid = small_even_grid<Counter>(device);
   // As launch_counting: at most max_block_bytes of input per block and launch, so that the 32-bit block counters
   // cannot overflow; the head and tail with the first launch, the fold with the last.
-  using K = half_even_tuning;
+  using K = small_even_tuning;
   constexpr std::int64_t tile_vectors = std::int64_t(K::block) * K::unroll;
   const std::int64_t launch_vectors = std::int64_t(max_grid) * (bytes::max_block_bytes / bytes::vector_bytes);
   job.vectors = reinterpret_cast<const uint4*>(samples + head);
@@ -227,7 +271,7 @@ void run_half_path(const __half* samples, std::int64_t n, const even_transform<_
     part.finish = done + part.num_vectors == num_vectors;
     const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
     const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-    count_half_even_kernel<K><<<grid, K::block, 0, stream>>>(part, args);
+    count_small_even_kernel<K, Counter><<<grid, K::block, 0, stream>>>(part, counter);
     GHIST_CUDA_CHECK(cudaGetLastError());
     done += part.num_vectors;
   } while (done < num_vectors);
