@@ -117,21 +117,16 @@ __device__ __forceinline__ void count_channel_tiles(const channel_job& job, unsi
   using tiles = tiling<Block, Unroll>;
   const tiles t(job.num_vectors);
   auto phase_of = [&](std::int64_t i) { return Phase >= 0 ? Phase : vector_phase<Channels>(job.phase, i); };
-  uint4 cur[Unroll], next[Unroll];
-  std::int64_t tile = blockIdx.x;
-  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
-  for (; tile < t.full_tiles; tile += gridDim.x) {
-    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+  t.for_each_full_tile(job.vectors, [&](const uint4 (&v)[Unroll], std::int64_t tile) {
     const std::int64_t first = tile * tiles::tile_vectors + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < Unroll; ++j)
-      add_channel_vector<Channels, Active, R, Phase>(h, cur[j], phase_of(first + std::int64_t(j) * Block));
-#pragma unroll
-    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
-  }
+      add_channel_vector<Channels, Active, R, Phase>(h, v[j], phase_of(first + std::int64_t(j) * Block));
+  });
   if (t.owns_partial_tile())
-    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      add_channel_vector<Channels, Active, R, Phase>(h, job.vectors[i], phase_of(i));
+    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t i) {
+      add_channel_vector<Channels, Active, R, Phase>(h, v, phase_of(i));
+    });
 }
 
 template <int Channels, int Active, class Tuning = channel_tuning>

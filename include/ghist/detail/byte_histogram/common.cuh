@@ -62,6 +62,30 @@ struct tiling {
   }
   /// The block that takes the last, partial tile (the one after the last full tile in round-robin order).
   __device__ bool owns_partial_tile() const { return full_tiles % gridDim.x == blockIdx.x; }
+
+  /// count(v, tile) on each of this block's full tiles in turn (v: this thread's Unroll vectors of the tile), with the
+  /// next tile's loads issued before the current one is counted, so that memory stays busy while the block counts.
+  /// Every thread of the block makes the same calls.
+  template <class Count>
+  __device__ void for_each_full_tile(const uint4* __restrict__ vectors, Count&& count) const {
+    uint4 cur[Unroll], next[Unroll];
+    std::int64_t tile = blockIdx.x;
+    if (tile < full_tiles) load(vectors, tile, cur);
+    for (; tile < full_tiles; tile += gridDim.x) {
+      if (tile + gridDim.x < full_tiles) load(vectors, tile + gridDim.x, next);
+      count(cur, tile);
+#pragma unroll
+      for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
+    }
+  }
+
+  /// count(v, i) on each vector v = vectors[i] of the partial tile that is this thread's (at most Unroll); call it
+  /// in the block that owns_partial_tile().
+  template <class CountOne>
+  __device__ void for_each_partial_vector(const uint4* __restrict__ vectors, std::int64_t num_vectors,
+                                          CountOne&& count) const {
+    for (std::int64_t i = full_tiles * tile_vectors + threadIdx.x; i < num_vectors; i += Block) count(vectors[i], i);
+  }
 };
 
 /// Where byte value v lies in a histogram copy that has `Replicas` interleaved copies (v's copy c at

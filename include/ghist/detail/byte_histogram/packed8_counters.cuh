@@ -109,31 +109,24 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   for (int v = threadIdx.x; v < byte_values; v += Block) block_counts[v] = 0;
   unsigned sums[4] = {0, 0, 0, 0};
 
-  using tiles = tiling<Block, Unroll>;
-  const tiles t(job.num_vectors);
-  uint4 cur[Unroll], next[Unroll];
+  const tiling<Block, Unroll> t(job.num_vectors);
   int pending = 0;  // tiles counted since the last flush (the same in every thread)
-  std::int64_t tile = blockIdx.x;
-  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
-  for (; tile < t.full_tiles; tile += gridDim.x) {
-    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+  t.for_each_full_tile(job.vectors, [&](const uint4 (&v)[Unroll], std::int64_t) {
     if (pending == tiles_per_flush) {
       flush_packed<Block>(counters, sums);
       pending = 0;
     }
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) count_vector_packed<Block, Atomic, ByteStores>(column, cur[j]);
+    for (int j = 0; j < Unroll; ++j) count_vector_packed<Block, Atomic, ByteStores>(column, v[j]);
     ++pending;
-#pragma unroll
-    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
-  }
+  });
   if (t.owns_partial_tile()) {  // block-uniform; at most Unroll vectors per thread, like one tile
     if (pending == tiles_per_flush) {
       flush_packed<Block>(counters, sums);
       pending = 0;
     }
-    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      count_vector_packed<Block, Atomic, ByteStores>(column, job.vectors[i]);
+    t.for_each_partial_vector(job.vectors, job.num_vectors,
+                              [&](const uint4& v, std::int64_t) { count_vector_packed<Block, Atomic, ByteStores>(column, v); });
     ++pending;
   }
   if (pending > 0) flush_packed<Block>(counters, sums);

@@ -119,23 +119,13 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   count_head_and_tail<R, S>(job, hist);
   unsigned* h = hist + (threadIdx.x / 32) * R * byte_values + threadIdx.x % R;
 
-  using tiles = tiling<Block, Unroll>;
-  const tiles t(job.num_vectors);
-  uint4 cur[Unroll], next[Unroll];
-  std::int64_t tile = blockIdx.x;
-  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
-  for (; tile < t.full_tiles; tile += gridDim.x) {
-    // Issue the next tile's loads before counting this one, so that memory stays busy while we count.
-    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+  const tiling<Block, Unroll> t(job.num_vectors);
+  t.for_each_full_tile(job.vectors, [&](const uint4 (&v)[Unroll], std::int64_t) {
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) add_vector_warp<R, S>(h, cur[j]);
-#pragma unroll
-    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
-  }
-  if (t.owns_partial_tile()) {
-    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      add_vector<R, S>(h, job.vectors[i]);
-  }
+    for (int j = 0; j < Unroll; ++j) add_vector_warp<R, S>(h, v[j]);
+  });
+  if (t.owns_partial_tile())
+    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) { add_vector<R, S>(h, v); });
   __syncthreads();
 
   // Every copy of bin v into hist[v * R] (copy 0 of warp 0; only thread v reads bin v's copies), then into the

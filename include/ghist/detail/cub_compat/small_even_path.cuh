@@ -145,21 +145,13 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
     if (threadIdx.x < job.tail_bytes / static_cast<int>(sizeof(sample))) counter.count_one(h, tail[threadIdx.x], state);
   }
 
-  using tiles = bytes::tiling<Block, Unroll>;
-  const tiles t(job.num_vectors);
-  uint4 cur[Unroll], next[Unroll];
-  std::int64_t tile = blockIdx.x;
-  if (tile < t.full_tiles) tiles::load(job.vectors, tile, cur);
-  for (; tile < t.full_tiles; tile += gridDim.x) {
-    if (tile + gridDim.x < t.full_tiles) tiles::load(job.vectors, tile + gridDim.x, next);
+  const bytes::tiling<Block, Unroll> t(job.num_vectors);
+  t.for_each_full_tile(job.vectors, [&](const uint4 (&v)[Unroll], std::int64_t) {
 #pragma unroll
-    for (int j = 0; j < Unroll; ++j) counter.count_vector(h, cur[j], state);
-#pragma unroll
-    for (int j = 0; j < Unroll; ++j) cur[j] = next[j];
-  }
+    for (int j = 0; j < Unroll; ++j) counter.count_vector(h, v[j], state);
+  });
   if (t.owns_partial_tile())
-    for (std::int64_t i = t.full_tiles * tiles::tile_vectors + threadIdx.x; i < job.num_vectors; i += Block)
-      counter.count_vector(h, job.vectors[i], state);
+    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) { counter.count_vector(h, v, state); });
   __syncthreads();
 
   // The warps' histograms into warp 0's (slot by slot: the swizzle is the same in every warp), then the totals.
