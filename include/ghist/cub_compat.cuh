@@ -21,10 +21,10 @@
 // table made with the same bin arithmetic as every other path (detail/cub_compat/byte_path.cuh says which layouts
 // qualify). HistogramEven of contiguous __half or float samples (levels of the same type) into at most 256 bins runs
 // a kernel of its own, __half two samples per instruction with the same roundings
-// (detail/cub_compat/small_even_path.cuh). Every other call runs on ghist's generic engine; Range calls there search their levels through a bucket
-// index that a small kernel makes from the device levels into the temporary storage first (32 bytes per bin for
-// samples and levels of up to 4 bytes, 64 for 8-byte ones, at most 2^21 buckets;
-// detail/cub_compat/range_transform.hpp), so a sample costs about one load instead of log2(num_levels).
+// (detail/cub_compat/small_even_path.cuh). Every other call runs on ghist's generic engine; Range calls there
+// search their levels through a bucket index that a small kernel makes from the device levels into the temporary
+// storage first (32 bytes per bin for samples and levels of up to 4 bytes, 64 for 8-byte ones, at most 2^21
+// buckets; detail/cub_compat/range_transform.hpp), so a sample costs about one load instead of log2(num_levels).
 //
 // Types: SampleT (the value type of SampleIteratorT, a pointer or any random-access iterator usable on the device)
 // int8..int64, uint8..uint64, __half, __nv_bfloat16, float, double; CounterT int32, uint32, int64 (CUB cannot),

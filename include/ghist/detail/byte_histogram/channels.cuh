@@ -1,9 +1,9 @@
 // Interleaved 8-bit channels (RGB, RGBA pixels: byte i of the image belongs to channel i % Channels) counted in one
 // pass: 256 raw counts per active channel, then folded into each channel's bins through its own 256-entry table.
-// The single-channel kernels (shared_atomics.cuh, pair_counters.cuh, packed8_counters.cuh) have no notion of a byte's position; here
-// every byte's channel follows from its offset from the image start, so a 16-byte vector's channel phase is
-// (offset of its first byte) % Channels: the same for every vector when Channels divides 16 (2, 4), rotating from
-// vector to vector for 3. Bytes of inactive channels are read and skipped.
+// The single-channel kernels (shared_atomics.cuh, pair_counters.cuh, packed8_counters.cuh) have no notion of a
+// byte's position; here every byte's channel follows from its offset from the image start, so a 16-byte vector's
+// channel phase is (offset of its first byte) % Channels: the same for every vector when Channels divides 16 (2, 4),
+// rotating from vector to vector for 3. Bytes of inactive channels are read and skipped.
 //
 // Per warp, R interleaved copies of a 256 x Active sub-histogram in shared memory (bin k of copy c at k * R + c,
 // lane l on copy l % R, as the single-channel shared_atomics kernel: lanes of different copies never share a bank),

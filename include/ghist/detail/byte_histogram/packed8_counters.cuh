@@ -1,10 +1,11 @@
-// Byte counting with per-thread 8-bit packed counters (seed 001, TRISH), an alternative tuning of the packed_counters
-// method (its default is pair_counters.cuh, 0.83 of the read floor against 0.59 here on the lent H100; this one stays
-// for the benchmark's comparison and for devices without 193 KiB of shared memory per block): each thread owns a 256-bin histogram of 8-bit
-// counters, 4 per 32-bit word, as a column of 64 words in shared memory (word r of thread t at r * Block + t, so a
-// warp's updates always hit 32 different banks, whatever the data). No atomics and no conflicts: the speed does not
-// depend on the data. Before any counter can pass 255 the block sums the columns into 32-bit counters held in
-// registers (thread t owns the 4 bins of row t % 64 over a group of 64 columns) and clears them.
+// Byte counting with per-thread 8-bit packed counters (seed 001, TRISH), an alternative tuning of the
+// packed_counters method. Its default is pair_counters.cuh (0.85 of the read floor against 0.59 here, lent H100);
+// this one stays for the benchmark's comparison and for devices without 193 KiB of shared memory per block. Each
+// thread owns a 256-bin histogram of 8-bit counters, 4 per 32-bit word, as a column of 64 words in shared memory
+// (word r of thread t at r * Block + t, so a warp's updates always hit 32 different banks, whatever the data). No
+// atomics and no conflicts: the speed does not depend on the data. Before any counter can pass 255 the block sums
+// the columns into 32-bit counters held in registers (thread t owns the 4 bins of row t % 64 over a group of 64
+// columns) and clears them.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,9 @@
 
 namespace ghist::detail::bytes {
 
-/// Tuning of the 8-bit packed-counters kernel. 256 threads x 64 words x 4 B = 64 KiB of counters per block, so 3 blocks
-/// (768 threads) per H100 SM; 5 vectors per thread per tile (80 bytes), double-buffered: 60 KiB in flight per SM.
+/// Tuning of the 8-bit packed-counters kernel. 256 threads x 64 words x 4 B = 64 KiB of counters per block, so 3
+/// blocks (768 threads) per H100 SM; 5 vectors per thread per tile (80 bytes), double-buffered: 60 KiB in flight per
+/// SM.
 /// 3 tiles = 240 bytes per thread between flushes, the most whole tiles that keep every 8-bit counter <= 255.
 /// atomic_increment: add to a counter word with one shared atomic (its column is the thread's own, so it never
 /// conflicts) instead of a load, an add and a store: one shared-memory instruction per byte instead of two, if the
@@ -125,8 +127,9 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
       flush_packed<Block>(counters, sums);
       pending = 0;
     }
-    t.for_each_partial_vector(job.vectors, job.num_vectors,
-                              [&](const uint4& v, std::int64_t) { count_vector_packed<Block, Atomic, ByteStores>(column, v); });
+    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) {
+      count_vector_packed<Block, Atomic, ByteStores>(column, v);
+    });
     ++pending;
   }
   if (pending > 0) flush_packed<Block>(counters, sums);

@@ -125,7 +125,8 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     for (int j = 0; j < Unroll; ++j) add_vector_warp<R, S>(h, v[j]);
   });
   if (t.owns_partial_tile())
-    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) { add_vector<R, S>(h, v); });
+    t.for_each_partial_vector(job.vectors, job.num_vectors,
+                              [&](const uint4& v, std::int64_t) { add_vector<R, S>(h, v); });
   __syncthreads();
 
   // Every copy of bin v into hist[v * R] (copy 0 of warp 0; only thread v reads bin v's copies), then into the

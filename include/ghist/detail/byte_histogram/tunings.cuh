@@ -1,6 +1,6 @@
 // Alternatives to the library's default tunings of the byte kernels (pair_counters_tuning for the packed_counters
-// method, shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a default
-// can be replaced by one of these on the strength of a measurement, without new code.
+// method, shared_atomics_tuning). bench/bytes times them next to the defaults and tests/bytes checks them, so that a
+// default can be replaced by one of these on the strength of a measurement, without new code.
 #pragma once
 
 #include "ghist/detail/byte_histogram/packed8_counters.cuh"

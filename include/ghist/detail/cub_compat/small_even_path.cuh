@@ -151,7 +151,8 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
     for (int j = 0; j < Unroll; ++j) counter.count_vector(h, v[j], state);
   });
   if (t.owns_partial_tile())
-    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) { counter.count_vector(h, v, state); });
+    t.for_each_partial_vector(job.vectors, job.num_vectors,
+                              [&](const uint4& v, std::int64_t) { counter.count_vector(h, v, state); });
   __syncthreads();
 
   // The warps' histograms into warp 0's (slot by slot: the swizzle is the same in every warp), then the totals.
@@ -222,8 +223,10 @@ void run_small_even_path(const SampleT* samples, std::int64_t n, const even_tran
   using Counter = std::conditional_t<std::is_same_v<SampleT, __half>, half_pairs_counter,
                                      float_counter<even_transform<SampleT, LevelT>>>;
   Counter counter{};
-  if constexpr (std::is_same_v<SampleT, __half>) counter.args = half_even_args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
-  else counter.to_bin = t;
+  if constexpr (std::is_same_v<SampleT, __half>)
+    counter.args = half_even_args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
+  else
+    counter.to_bin = t;
   bytes::byte_job job;
   job.hist = hist;
   job.hist_word_bytes = static_cast<int>(sizeof(Word));
