@@ -199,45 +199,36 @@ void allow_channel_shared_memory() {
 /// The persistent grid of count_channels on `device` (blocks that fit at once), made once per device.
 template <int Channels, int Active, class Tuning>
 int channel_grid(int device) {
-  static std::atomic<int> cache[64] = {};
-  if (device >= 0 && device < 64)
-    if (const int g = cache[device].load(std::memory_order_relaxed); g > 0) return g;
-  int sms = 0, per_sm = 0;
-  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  allow_channel_shared_memory<Channels, Active, Tuning>();
-  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_channels<Channels, Active, Tuning>,
-                                                                 Tuning::block,
-                                                                 channel_shared_bytes<Active, Tuning>()));
-  const int g = std::max(1, sms * per_sm);
-  if (device >= 0 && device < 64) cache[device].store(g, std::memory_order_relaxed);
-  return g;
+  static std::atomic<int> cache[max_cached_devices] = {};
+  return grid_once_per_device(cache, device, [](int d) {
+    int sms = 0, per_sm = 0;
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+    allow_channel_shared_memory<Channels, Active, Tuning>();
+    GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, count_channels<Channels, Active, Tuning>, Tuning::block, channel_shared_bytes<Active, Tuning>()));
+    return std::max(1, sms * per_sm);
+  });
 }
 
-/// The counting launches of enqueue_channels: at most grid x max_block_bytes bytes each, so that no block's 32-bit
-/// counts overflow (as launch_counting); the head and tail go with the first, the fold with the last.
+/// The counting launches of enqueue_channels (for_each_counting_launch): the head and tail go with the first, the
+/// fold with the last.
 template <int Channels, int Active, class Tuning>
 void launch_channel_counting(const channel_job& job, std::int64_t num_vectors, std::int64_t head, int device,
                              cudaStream_t stream) {
-  const int max_grid = channel_grid<Channels, Active, Tuning>(device);
-  constexpr std::int64_t tile_vectors = std::int64_t(Tuning::block) * Tuning::unroll;
-  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
   const uint4* vectors = reinterpret_cast<const uint4*>(job.head + head);  // job.head: the span's first byte
-  std::int64_t done = 0;
-  do {
-    channel_job part = job;
-    part.vectors = vectors + done;
-    part.num_vectors = std::min(launch_vectors, num_vectors - done);
-    part.phase = static_cast<int>((head + done * vector_bytes) % Channels);
-    if (done > 0) part.head_bytes = part.tail_bytes = 0;
-    part.finish = done + part.num_vectors == num_vectors;
-    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
-    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-    allow_channel_shared_memory<Channels, Active, Tuning>();
-    count_channels<Channels, Active, Tuning>
-        <<<grid, Tuning::block, channel_shared_bytes<Active, Tuning>(), stream>>>(part);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    done += part.num_vectors;
-  } while (done < num_vectors);
+  for_each_counting_launch(channel_grid<Channels, Active, Tuning>(device), std::int64_t(Tuning::block) * Tuning::unroll,
+                           num_vectors, [&](std::int64_t first, std::int64_t count, int grid) {
+                             channel_job part = job;
+                             part.vectors = vectors + first;
+                             part.num_vectors = count;
+                             part.phase = static_cast<int>((head + first * vector_bytes) % Channels);
+                             if (first > 0) part.head_bytes = part.tail_bytes = 0;
+                             part.finish = first + count == num_vectors;
+                             allow_channel_shared_memory<Channels, Active, Tuning>();
+                             count_channels<Channels, Active, Tuning>
+                                 <<<grid, Tuning::block, channel_shared_bytes<Active, Tuning>(), stream>>>(part);
+                             GHIST_CUDA_CHECK(cudaGetLastError());
+                           });
 }
 
 /// Enqueues the channel histograms of rows of interleaved pixels (row_bytes = pixels x Channels bytes per row,

@@ -4,6 +4,8 @@
 // separate kernel, so the whole call is one memset and one launch).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -45,6 +47,52 @@ struct byte_job {
 /// A block counts in 32-bit words; one launch gives each block at most this many bytes so that they cannot
 /// overflow (the host splits larger inputs over several launches, which only happens beyond ~280 GB on an H100).
 inline constexpr std::int64_t max_block_bytes = std::int64_t(1) << 31;
+
+/// Cuts `bytes` bytes at p into job's unaligned head, 16-byte vectors and tail. Samples wider than a byte stay whole:
+/// p is aligned to the sample size and bytes is a multiple of it, so the head and tail are whole samples too.
+inline void split_into_vectors(const std::uint8_t* p, std::int64_t bytes, byte_job& job) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const std::int64_t head = std::min<std::int64_t>(bytes, (vector_bytes - address % vector_bytes) % vector_bytes);
+  job.num_vectors = (bytes - head) / vector_bytes;
+  job.vectors = reinterpret_cast<const uint4*>(p + head);
+  job.head = p;
+  job.head_bytes = static_cast<int>(head);
+  job.tail = p + head + job.num_vectors * vector_bytes;
+  job.tail_bytes = static_cast<int>(bytes - head - job.num_vectors * vector_bytes);
+}
+
+/// A job's vectors cut into launches of at most max_grid x max_block_bytes bytes, so that no block's 32-bit counts
+/// can overflow (more than one launch only beyond ~280 GB on an H100): launch(first, count, grid) for each, first
+/// and count in vectors, grid the blocks it needs (at most max_grid). The head and tail belong with the first launch
+/// (first == 0), the fold into the caller's bins with the last (first + count == num_vectors). At least one launch,
+/// even without vectors: the head, the tail and the fold still need it.
+template <class Launch>
+void for_each_counting_launch(int max_grid, std::int64_t tile_vectors, std::int64_t num_vectors, Launch&& launch) {
+  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
+  std::int64_t done = 0;
+  do {
+    const std::int64_t count = std::min(launch_vectors, num_vectors - done);
+    const std::int64_t tiles = (count + tile_vectors - 1) / tile_vectors;
+    launch(done, count, static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles))));
+    done += count;
+  } while (done < num_vectors);
+}
+
+/// Devices whose launch set-up is cached (others are set up on every call).
+inline constexpr int max_cached_devices = 64;
+
+/// make(device), a kernel's persistent grid on `device` (> 0, or 0 when a block does not fit), made once per device
+/// and cached: every microsecond the host spends between a call's first and last enqueue can leave the GPU idle (a
+/// 1 GiB call takes only ~350 us). One cache per kernel instantiation.
+template <class Make>
+int grid_once_per_device(std::atomic<int> (&cache)[max_cached_devices], int device, Make&& make) {
+  const bool cached = device >= 0 && device < max_cached_devices;
+  if (cached)
+    if (const int g = cache[device].load(std::memory_order_relaxed); g != 0) return g < 0 ? 0 : g;  // -1: no fit
+  const int g = make(device);
+  if (cached) cache[device].store(g == 0 ? -1 : g, std::memory_order_relaxed);
+  return g;
+}
 
 /// Tiles of Block * Unroll vectors go round-robin to the blocks; in a tile, thread t reads vectors t, t + Block, ...
 /// so that each warp load is 512 contiguous bytes. Every thread of a block walks the same tiles (block-uniform trip

@@ -51,9 +51,6 @@ class totals_buffer {
 
 /// Static shared memory of the kernels besides their dynamic part (finish_if_last's flag), rounded up.
 inline constexpr std::size_t fixed_shared_bytes = 64;
-/// Devices whose launch set-up is cached (others are set up on every call).
-inline constexpr int max_cached_devices = 64;
-
 /// The kernel a tuning belongs to, by the tuning it derives from.
 enum class byte_kernel { pair_counters, packed8, shared_atomics };
 template <class Tuning>
@@ -64,9 +61,8 @@ constexpr byte_kernel kernel_of() {
 }
 
 /// A counting kernel and its launch set-up on each device: the opt-in to more than 48 KiB of shared memory and the
-/// persistent grid (blocks that fit on the device at once). Both are made once per device and cached, because every
-/// microsecond the host spends between a call's first and last enqueue can leave the GPU idle: a 1 GiB call takes
-/// only ~350 us. grid() returns 0 when a block does not fit on this device at all.
+/// persistent grid (blocks that fit on the device at once), made once per device (grid_once_per_device). grid()
+/// returns 0 when a block does not fit on this device at all.
 template <class Tuning>
 struct counting_kernel {
   static constexpr int block = Tuning::block;
@@ -92,15 +88,8 @@ struct counting_kernel {
   }
 
   static int grid(int device) {
-    static std::atomic<int> cache[max_cached_devices] = {};  // 0: not set up yet; -1: does not fit
-    const bool cached = device >= 0 && device < max_cached_devices;
-    if (cached) {
-      const int g = cache[device].load(std::memory_order_relaxed);
-      if (g != 0) return g < 0 ? 0 : g;
-    }
-    const int g = set_up(device);
-    if (cached) cache[device].store(g == 0 ? -1 : g, std::memory_order_relaxed);
-    return g;
+    static std::atomic<int> cache[max_cached_devices] = {};
+    return grid_once_per_device(cache, device, set_up);
   }
 
  private:
@@ -117,25 +106,27 @@ struct counting_kernel {
   }
 };
 
-/// Enqueues kernel K over job's vectors (and its head and tail): one launch per max_grid * max_block_bytes bytes,
-/// so that 32-bit block counters cannot overflow (more than one only beyond ~280 GB on an H100); the head and tail
-/// go with the first launch, the fold into the caller's bins with the last.
+/// Enqueues job's vectors (and its head and tail) in launches of for_each_counting_launch: launch(grid, part) with
+/// part the job's share of each.
+template <class Launch>
+void launch_job_parts(int max_grid, std::int64_t tile_vectors, const byte_job& job, Launch&& launch) {
+  for_each_counting_launch(max_grid, tile_vectors, job.num_vectors, [&](std::int64_t first, std::int64_t count,
+                                                                        int grid) {
+    byte_job part = job;
+    part.vectors = job.vectors + first;
+    part.num_vectors = count;
+    if (first > 0) part.head_bytes = part.tail_bytes = 0;
+    part.finish = job.finish && first + count == job.num_vectors;
+    launch(grid, part);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+/// Enqueues counting kernel K over job (launch_job_parts).
 template <class K>
 void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
-  const std::int64_t launch_vectors = std::int64_t(max_grid) * (max_block_bytes / vector_bytes);
-  std::int64_t done = 0;
-  do {
-    byte_job part = job;
-    part.vectors = job.vectors + done;
-    part.num_vectors = std::min(launch_vectors, job.num_vectors - done);
-    if (done > 0) part.head_bytes = part.tail_bytes = 0;
-    part.finish = job.finish && done + part.num_vectors == job.num_vectors;
-    const std::int64_t tiles = (part.num_vectors + K::tile_vectors - 1) / K::tile_vectors;
-    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-    K::launch(grid, part, stream);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    done += part.num_vectors;
-  } while (done < job.num_vectors);
+  launch_job_parts(max_grid, K::tile_vectors, job,
+                   [&](int grid, const byte_job& part) { K::launch(grid, part, stream); });
 }
 
 /// Enqueues the counting kernel of `method` over the bytes [p, p + n); `job` holds the totals (already zeroed)
@@ -145,16 +136,7 @@ void launch_counting(int max_grid, const byte_job& job, cudaStream_t stream) {
 /// smaller kernel of the same method: the 8-bit packed counters (65 KiB) or the default atomics (16 KiB).
 template <class PackedTuning, class AtomicsTuning>
 void count_bytes_async(const std::uint8_t* p, std::int64_t n, byte_method method, byte_job job, cudaStream_t stream) {
-  const auto address = reinterpret_cast<std::uintptr_t>(p);
-  const std::int64_t head = std::min<std::int64_t>(n, (vector_bytes - address % vector_bytes) % vector_bytes);
-  const std::int64_t num_vectors = (n - head) / vector_bytes;
-  job.vectors = reinterpret_cast<const uint4*>(p + head);
-  job.num_vectors = num_vectors;
-  job.head = p;
-  job.head_bytes = static_cast<int>(head);
-  job.tail = p + head + num_vectors * vector_bytes;
-  job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
-
+  split_into_vectors(p, n, job);
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
   const bool packed = method == byte_method::packed_counters;

@@ -196,26 +196,23 @@ bool takes_small_even_path(bool contiguous, const Transform& t) {
   }
 }
 
-/// Persistent grid of the kernel on `device` (blocks that fit at once), cached per device.
+/// Persistent grid of the kernel on `device` (blocks that fit at once), made once per device.
 template <class Counter>
 int small_even_grid(int device) {
-  using K = small_even_tuning;
   static std::atomic<int> cache[ghist::detail::bytes::max_cached_devices] = {};
-  const bool cached = device >= 0 && device < ghist::detail::bytes::max_cached_devices;
-  if (cached)
-    if (const int g = cache[device].load(std::memory_order_relaxed); g > 0) return g;
-  int sms = 0, per_sm = 0;
-  GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GHIST_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_small_even_kernel<K, Counter>, K::block, 0));
-  const int g = std::max(1, sms * per_sm);
-  if (cached) cache[device].store(g, std::memory_order_relaxed);
-  return g;
+  return ghist::detail::bytes::grid_once_per_device(cache, device, [](int d) {
+    using K = small_even_tuning;
+    int sms = 0, per_sm = 0;
+    GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+    GHIST_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, count_small_even_kernel<K, Counter>, K::block, 0));
+    return std::max(1, sms * per_sm);
+  });
 }
 
 /// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples. `temp`
 /// holds byte_path_temp_bytes (the 256 totals and the blocks-done counter). Throws ghist::error on a failed CUDA
-/// call. The input is cut as the byte kernels cut theirs: an unaligned head, 16-byte vectors, a tail.
+/// call. The input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts).
 template <class Word, class SampleT, class LevelT>
 void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
                          void* temp, cudaStream_t stream) {
@@ -238,38 +235,14 @@ void run_small_even_path(const SampleT* samples, std::int64_t n, const even_tran
   job.totals = totals;
   job.blocks_done = reinterpret_cast<unsigned*>(totals + bytes::byte_values);
 
-  const auto address = reinterpret_cast<std::uintptr_t>(samples);
-  const std::int64_t head = std::min<std::int64_t>(n, (bytes::vector_bytes - address % bytes::vector_bytes) %
-                                                          bytes::vector_bytes / sizeof(SampleT));
-  constexpr std::int64_t per_vector = bytes::vector_bytes / sizeof(SampleT);
-  const std::int64_t num_vectors = (n - head) / per_vector;
-  job.head = reinterpret_cast<const std::uint8_t*>(samples);
-  job.head_bytes = static_cast<int>(head * sizeof(SampleT));
-  job.tail = reinterpret_cast<const std::uint8_t*>(samples + head + num_vectors * per_vector);
-  job.tail_bytes = static_cast<int>((n - head - num_vectors * per_vector) * sizeof(SampleT));
-
+  bytes::split_into_vectors(reinterpret_cast<const std::uint8_t*>(samples), n * std::int64_t(sizeof(SampleT)), job);
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  const int max_grid = small_even_grid<Counter>(device);
-  // As launch_counting: at most max_block_bytes of input per block and launch, so that the 32-bit block counters
-  // cannot overflow; the head and tail with the first launch, the fold with the last.
   using K = small_even_tuning;
-  constexpr std::int64_t tile_vectors = std::int64_t(K::block) * K::unroll;
-  const std::int64_t launch_vectors = std::int64_t(max_grid) * (bytes::max_block_bytes / bytes::vector_bytes);
-  job.vectors = reinterpret_cast<const uint4*>(samples + head);
-  std::int64_t done = 0;
-  do {
-    bytes::byte_job part = job;
-    part.vectors = job.vectors + done;
-    part.num_vectors = std::min(launch_vectors, num_vectors - done);
-    if (done > 0) part.head_bytes = part.tail_bytes = 0;
-    part.finish = done + part.num_vectors == num_vectors;
-    const std::int64_t tiles = (part.num_vectors + tile_vectors - 1) / tile_vectors;
-    const int grid = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(max_grid, tiles)));
-    count_small_even_kernel<K, Counter><<<grid, K::block, 0, stream>>>(part, counter);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    done += part.num_vectors;
-  } while (done < num_vectors);
+  bytes::launch_job_parts(small_even_grid<Counter>(device), std::int64_t(K::block) * K::unroll, job,
+                          [&](int grid, const bytes::byte_job& part) {
+                            count_small_even_kernel<K, Counter><<<grid, K::block, 0, stream>>>(part, counter);
+                          });
 }
 
 }  // namespace ghist::cub_compat::detail
