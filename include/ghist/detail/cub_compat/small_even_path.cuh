@@ -55,9 +55,11 @@ struct half2_levels {
         magic(__float2half2_rn(1024.0f)) {}
 };
 
-/// Counts the two samples of x into this warp's histogram h (bin b at byte_slot(b)).
-__device__ __forceinline__ void count_half2(unsigned* h, __half2 x, const half2_levels& l) {
-  const unsigned in = __hge2_mask(x, l.lo) & __hlt2_mask(x, l.hi);
+/// Counts the samples of x in `lanes` (0xffffffff: both; 0xffff: the low one) into this warp's histogram h (bin b
+/// at byte_slot(b)).
+__device__ __forceinline__ void count_half2(unsigned* h, __half2 x, const half2_levels& l,
+                                            unsigned lanes = 0xffffffffu) {
+  const unsigned in = __hge2_mask(x, l.lo) & __hlt2_mask(x, l.hi) & lanes;
   if (in == 0) return;
   const __half2 q = __hmin2(h2trunc(__hmul2(__hsub2(x, l.lo), l.recip)), l.last);
   const __half2 biased = __hadd2(q, l.magic);  // 1024 + bin: the bin in the low 10 bits of each lane
@@ -71,15 +73,9 @@ __device__ __forceinline__ void count_half2(unsigned* h, __half2 x, const half2_
   if (in >> 16) atomicAdd(&h[slots >> 16], 1u);
 }
 
-/// One sample (the unaligned head and tail): the pair formula on (x, x), lane 0 counted.
+/// One sample (the unaligned head and tail): the pair formula on (x, x), the low lane counted.
 __device__ __forceinline__ void count_half(unsigned* h, __half x, const half2_levels& l) {
-  const __half2 xx = __halves2half2(x, x);
-  const unsigned in = __hge2_mask(xx, l.lo) & __hlt2_mask(xx, l.hi) & 0xffffu;
-  if (in == 0) return;
-  const __half2 biased = __hadd2(__hmin2(h2trunc(__hmul2(__hsub2(xx, l.lo), l.recip)), l.last), l.magic);
-  unsigned bits;
-  memcpy(&bits, &biased, sizeof(bits));
-  atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(bits & 0x3ffu)], 1u);
+  count_half2(h, __halves2half2(x, x), l, 0xffffu);
 }
 
 /// How the kernel counts __half samples: pairs through half2_levels.
