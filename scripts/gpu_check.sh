@@ -7,7 +7,8 @@
 #   5. the benchmark summary (when the benchmark was built),
 # and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
 # Options: --no-build (use the build in $GHIST_BUILD_DIR), --part tests|bench (only steps 2-4 or only step 5, for
-# machines that limit the time of one command; the default runs both).
+# machines that limit the time of one command; the default runs both), --no-host (skip the host tests: for a
+# build folder that holds only the carried GPU executables, whose host tests ran where they were built).
 set -u
 cd "$(dirname "$0")/.."
 build=${GHIST_BUILD_DIR:-build-gpu}
@@ -18,12 +19,14 @@ record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
 failed=0
 
 build_first=1
+host_tests=1
 part=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build_first=0 ;;
+    --no-host) host_tests=0 ;;
     --part) part=$2; shift ;;
-    *) echo "usage: $0 [--no-build] [--part tests|bench]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--no-build] [--no-host] [--part tests|bench]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -47,7 +50,7 @@ run_step() {  # name, log file, command...
 
 tests="$build/tests"
 if want tests; then
-run_step "host tests" host_tests.log ctest --test-dir "$build" -L host -j "$(nproc)" --output-on-failure
+[ $host_tests = 1 ] && run_step "host tests" host_tests.log ctest --test-dir "$build" -L host -j "$(nproc)" --output-on-failure
 run_step "gpu tests" gpu_tests.log "$tests/ghist_gpu_tests" --gtest_brief=1
 # The feature areas' GPU test executables (tests/<area>/ghist_gpu_<area>_tests).
 for exe in "$tests"/*/ghist_gpu_*_tests; do
@@ -58,6 +61,13 @@ done
 subset='Sanitizer.*:errors_fixture.*:GpuConvenience.*'
 run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter="$subset" --gtest_brief=1
+# The partitioned strategy's 16-bit records and head sectors (its kernels with tiles, partial tiles and empty groups).
+[ -x "$tests/huge/ghist_gpu_huge_tests" ] &&
+  run_step "sanitizer memcheck (huge)" memcheck_huge.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$tests/huge/ghist_gpu_huge_tests" --gtest_filter='HugeSanitizer.*' --gtest_brief=1
+[ -x "$tests/huge/ghist_gpu_huge_tests" ] &&
+  run_step "sanitizer racecheck (huge)" racecheck_huge.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$tests/huge/ghist_gpu_huge_tests" --gtest_filter='HugeSanitizer.*' --gtest_brief=1
 run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
 run_step "sanitizer synccheck" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \
@@ -90,7 +100,7 @@ fi  # bench
 echo
 echo "==== ghist GPU check: $gpu, commit ${GHIST_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, $(date -u +%F) ===="
 [ -f "$logs/gpu_tests.log" ] && tail -n 3 "$logs/gpu_tests.log"
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck.log "$logs"/racecheck.log "$logs"/synccheck.log 2>/dev/null
+grep -H "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs"/memcheck*.log "$logs"/racecheck*.log "$logs"/synccheck.log 2>/dev/null
 [ -f "$logs/atomics_sass.txt" ] && { echo "atomic instructions per probe kernel (sm_90 SASS):"; cat "$logs/atomics_sass.txt"; }
 [ -f "$logs/bench.log" ] && tail -n 62 "$logs/bench.log"
 for f in "$logs"/bench_*.log; do [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -n 40 "$f"; }; done

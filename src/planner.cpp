@@ -58,6 +58,9 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.block < 0)
     throw error("plan override block must be >= 0 (0 = planner decides), got " + std::to_string(o.block));
   if (o.grid < 0) throw error("plan override grid must be >= 0 (0 = planner decides), got " + std::to_string(o.grid));
+  if (o.counted_groups < -1 || o.counted_groups > 1)
+    throw error("plan override counted_groups must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.counted_groups));
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -453,8 +456,12 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};
     const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);
     group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
+    // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
+    if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);
   }
-  group_bins = std::max(group_bins, ceil_div(H, detail::max_partition_groups));
+  // The tile layout takes at most max_partition_groups groups, the counted layout max_counted_groups.
+  const int max_groups = o.counted_groups < 0 ? detail::max_partition_groups : detail::max_counted_groups;
+  group_bins = std::max(group_bins, ceil_div(H, max_groups));
   // Groups of equal size (the last one no smaller than the rest by more than one bin). With the last group a
   // remainder the same plan ran a third slower on the H100 (H = 786432: 28 groups of 27904 bins and one of 5120,
   // 405 us; 29 groups of 27119, 305 us; cause not found).
@@ -473,6 +480,18 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     shared = static_cast<std::size_t>(M) * static_cast<std::size_t>(group_bins) * p.value_bytes;
   }
   const int groups = clamp_to_int(ceil_div(H, group_bins));
+  const bool counted = o.counted_groups > 0 ||
+                       (o.counted_groups == 0 && (groups >= k.partition_counted_min_groups ||
+                                                  groups > detail::max_partition_groups));
+  const std::size_t counted_record = detail::partition_record_bytes(p.record_bytes, p.unit_increments);
+  if (counted && detail::counted_pass1_shared_bytes(counted_record, groups) > dev.shared_per_block_optin)
+    return refuse("the counted layout's first pass needs " +
+                  std::to_string(detail::counted_pass1_shared_bytes(counted_record, groups)) +
+                  " bytes of shared memory for " + std::to_string(groups) + " groups, the device allows " +
+                  std::to_string(dev.shared_per_block_optin));
+  if (p.unit_increments && group_bins > detail::max_local_bin_group)
+    return refuse("the partitioned strategy keeps a 16-bit bin per input for unit increments: groups of at most " +
+                  std::to_string(detail::max_local_bin_group) + " bins, got " + std::to_string(group_bins));
   if (shared > dev.shared_per_block_optin)
     return refuse(std::to_string(M) + " copies of a group of " + std::to_string(group_bins) + " bins need " +
                   std::to_string(shared) + " bytes of shared memory, the device allows " +
@@ -497,8 +516,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     if (rows > k.merge_rows_max_bytes) rows = 0;
   }
   pl.merge_rows = rows > 0;
-  pl.temp_bytes = detail::make_partition_layout(p.n, groups, p.record_bytes, H,
-                                                p.op_class == atomic_class::xcg && !pl.merge_rows, rows)
+  pl.counted_groups = counted;
+  const bool with_locks = p.op_class == atomic_class::xcg && !pl.merge_rows;
+  pl.temp_bytes = detail::make_partition_layout_for(counted, p.n, groups, dev.sm_count, p.record_bytes,
+                                                    p.unit_increments, H, with_locks, rows)
                       .bytes;
   // The lock class with an unknown RF: dispatch samples the input first (warp_private_group_bins depends on RF).
   if (p.race_factor == 0 && p.op_class == atomic_class::xcg) pl.temp_bytes = std::max(pl.temp_bytes, inspector_bytes);
@@ -534,7 +555,7 @@ std::string plan::to_string() const {
          " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
          " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") + (merge_rows ? " merge_rows" : "") +
-         (defer_lost_updates ? " defer_lost_updates" : "");
+         (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

@@ -2,7 +2,8 @@
 // ghist_bench, an int32 count per bin (HDW), H = 1.5M, 4M, 16M, 60M, 100M (--quick: 1.5M, 16M, 100M; RF = 63 too
 // without --quick). In one run, medians of CUDA-event times (bench/timing.cuh) of
 //   ghist auto; forced global memory (the planner's M, and M = 1: one global atomic per element); forced
-//   partitioned (the planner's groups, and 32 / 64 / 256 groups where the planner accepts them);
+//   partitioned (the planner's groups, and 32 / 64 / 256 groups where the planner accepts them; the tile and the
+//   counted layouts forced, see grid_variants);
 //   CUB HistogramEven (its temporary storage is bins x blocks, cccl#912: a size it cannot get is recorded, not fatal);
 //   floors: a read of the input, a device-to-device copy of it, a write of H counters, and copy + write (the
 //   H = 100M target: "within 2x of a copy of the input plus a write of the histogram");
@@ -10,7 +11,7 @@
 // Every ghist and CUB result is checked against the CPU backend (Parboil: against the expected file) before it is
 // timed. CUB runs last, after every ghist cell: a fault inside CUB would end the CUDA context.
 //
-// Usage: ghist_huge_bench [--quick] [--csv FILE] [--json FILE] [--n N] [--data DIR]
+// Usage: ghist_huge_bench [--quick] [--csv FILE] [--json FILE] [--n N] [--h H,H,...] [--data DIR]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,17 +44,19 @@ using i64 = std::int64_t;
 using u32 = std::uint32_t;
 
 const char* const usage_text =
-    "usage: ghist_huge_bench [--quick] [--csv FILE] [--json FILE] [--n N] [--data DIR]\n"
+    "usage: ghist_huge_bench [--quick] [--csv FILE] [--json FILE] [--n N] [--h H,H,...] [--data DIR]\n"
     "  --quick      H = 1.5M, 16M, 100M and RF = 1 only (the GPU check's run, under a minute on an H100)\n"
     "  --csv FILE   every measurement as CSV;  --json FILE  the same as JSON\n"
     "  --n N        inputs (default 50000000)\n"
-    "  --data DIR   folder of the Parboil histo files (default: the repository's tests/data)\n";
+    "  --data DIR   folder of the Parboil histo files (default: the repository's tests/data)\n"
+    "  --h H,H,...  only these histogram sizes (e.g. to profile one cell)\n";
 
 struct config {
   bool quick = false;
   std::string csv_path, json_path;
   i64 n = 50'000'000;
   std::string data_dir = GHIST_BENCH_DATA_DIR;
+  std::vector<i64> Hs;  ///< --h: only these H (empty: the default list)
 };
 
 /// Parses argv; false after --help; throws std::invalid_argument naming a bad argument.
@@ -75,6 +79,15 @@ bool parse(int argc, char** argv, config& cfg) {
       if (end == v.c_str() || *end != '\0' || n < 1 || n > (i64{1} << 31))
         throw std::invalid_argument("--n must be an integer in [1, 2^31], got '" + v + "'");
       cfg.n = n;
+    } else if (a == "--h") {
+      std::stringstream list(value());
+      for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const long long H = std::strtoll(item.c_str(), &end, 10);
+        if (end == item.c_str() || *end != '\0' || H < 1 || H > (i64{1} << 31))
+          throw std::invalid_argument("--h takes H values in [1, 2^31] separated by commas, got '" + item + "'");
+        cfg.Hs.push_back(H);
+      }
     } else {
       throw std::invalid_argument("unknown argument '" + a + "'");
     }
@@ -149,17 +162,24 @@ struct ghist_variant {
   std::string name;
   ghist::strategy kind;
   int M, S;
+  int counted = 0;  ///< plan_overrides::counted_groups: 1 the counted layout, -1 the tile layout, 0 planner's
 };
 
-/// The variants of one cell: auto, global (planner's M and M = 1), partitioned (planner's groups, 32, 64, 256).
-std::vector<ghist_variant> grid_variants() {
+/// The variants of one cell: auto, global (planner's M and M = 1), partitioned (planner's groups, 32, 64, 256),
+/// and both layouts of the partitioned strategy forced: the tile layout, and the counted layout with the planner's
+/// groups and with groups of 28000 bins (two second-pass blocks per SM for int32 counts).
+std::vector<ghist_variant> grid_variants(i64 H) {
+  const int small_groups = static_cast<int>((H + 27999) / 28000);
   return {{"ghist auto", ghist::strategy::automatic, 0, 0},
           {"global", ghist::strategy::global_memory, 0, 0},
           {"global M=1", ghist::strategy::global_memory, 1, 0},
           {"partitioned", ghist::strategy::partitioned, 0, 0},
           {"partitioned S=32", ghist::strategy::partitioned, 0, 32},
           {"partitioned S=64", ghist::strategy::partitioned, 0, 64},
-          {"partitioned S=256", ghist::strategy::partitioned, 0, 256}};
+          {"partitioned S=256", ghist::strategy::partitioned, 0, 256},
+          {"partitioned tiles", ghist::strategy::partitioned, 0, 0, -1},
+          {"partitioned counted", ghist::strategy::partitioned, 0, 0, 1},
+          {"partitioned counted S=" + std::to_string(small_groups), ghist::strategy::partitioned, 0, small_groups, 1}};
 }
 
 /// Runs one ghist variant over `d_in` into `d_hist` (checked against `expected`, then timed); a plan the planner
@@ -175,6 +195,7 @@ void measure_ghist(env& e, const std::string& section, i64 H, int RF, const ghis
   opts.overrides.kind = v.kind;
   opts.overrides.M = v.M;
   opts.overrides.S = v.S;
+  opts.overrides.counted_groups = v.counted;
   try {
     r.plan = bench::short_plan(ghist::plan_for_elements<Op, In>(n, H, opts));
   } catch (const ghist::error& err) {
@@ -285,7 +306,8 @@ void measure_parboil(env& e, const std::string& dir) {
   const std::vector<ghist_variant> variants = {{"ghist auto", ghist::strategy::automatic, 0, 0},
                                                {"global", ghist::strategy::global_memory, 0, 0},
                                                {"global M=1", ghist::strategy::global_memory, 1, 0},
-                                               {"partitioned", ghist::strategy::partitioned, 0, 0}};
+                                               {"partitioned", ghist::strategy::partitioned, 0, 0},
+                                               {"partitioned counted", ghist::strategy::partitioned, 0, 0, 1}};
   // race_factor 0: the auto plan a user gets without knowing the data (the inspector may wait once, inside the
   // timed region, as it would for them); the forced plans are measured the same way.
   for (const auto& v : variants)
@@ -422,8 +444,9 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, device));
 
-  const std::vector<i64> Hs = cfg.quick ? std::vector<i64>{1'572'864, 16'777'216, 100'000'000}
-                                        : std::vector<i64>{1'572'864, 4'194'304, 16'777'216, 60'000'000, 100'000'000};
+  const std::vector<i64> Hs = !cfg.Hs.empty() ? cfg.Hs
+                              : cfg.quick    ? std::vector<i64>{1'572'864, 16'777'216, 100'000'000}
+                                             : std::vector<i64>{1'572'864, 4'194'304, 16'777'216, 60'000'000, 100'000'000};
   const std::vector<int> RFs = cfg.quick ? std::vector<int>{1} : std::vector<int>{1, 63};
   const i64 n = cfg.n, max_H = *std::max_element(Hs.begin(), Hs.end());
   std::printf("device: %s, %d SMs; N = %lld uniform uint32; bin = (x %% max(1, H/RF)) * RF, int32 count per bin\n",
@@ -465,7 +488,7 @@ int main(int argc, char** argv) {
         BENCH_CHECK(cudaMemcpyAsync(d_copy, d_in, in_bytes, cudaMemcpyDeviceToDevice));
         BENCH_CHECK(cudaMemsetAsync(d_hist, 0, hist_bytes));
       });
-      for (const ghist_variant& v : grid_variants())
+      for (const ghist_variant& v : grid_variants(H))
         measure_ghist<ghist::plus<std::int32_t>>(e, "huge", H, RF, v, d_in, n, f, d_hist, expected, double(RF));
       cub_cells.push_back({H, RF, std::move(expected)});
     }

@@ -90,6 +90,11 @@ struct plan {
   /// retrying at once. Chosen unless the race factor says several active bins per sub-histogram each draw a few
   /// threads (choose_defer_lost_updates in src/planner.cpp). The partitioned strategy always does it for cas.
   bool defer_lost_updates = false;
+  /// partitioned: a counting pass first, so that each group's records are written contiguously and the second
+  /// pass reads them as one stream (detail/kernel_partition_counted.cuh); for many groups (huge H), whose runs per
+  /// tile would be a few records in the tile layout. Up to detail::max_counted_groups groups (the tile layout:
+  /// detail::max_partition_groups).
+  bool counted_groups = false;
 
   std::string to_string() const;
 };
@@ -101,6 +106,8 @@ struct plan_overrides {
   int S = 0;
   int block = 0;
   int grid = 0;
+  /// partitioned: 1 counts the groups first (plan::counted_groups), -1 keeps the tile layout, 0 planner decides.
+  int counted_groups = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is
@@ -122,6 +129,10 @@ struct planner_constants {
   int partition_groups_contended = 384;  ///< for xcg with RF > 8
   /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)
   int partition_groups_warp_private = 512;
+  /// partitioned: the counted layout (plan::counted_groups) from this many groups on. H100, N = 50M uniform int32
+  /// counts (16-bit records), tile / counted layout, us: 57 groups (H = 1.5M) 282 / 362; 73 (4M) 389 / 382;
+  /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session).
+  int partition_counted_min_groups = 128;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };

@@ -28,6 +28,7 @@ struct test_case {
   std::size_t workspace_bytes = 0;
   double race_factor = 0.0;  ///< options.race_factor (0 = unknown)
   int block = 0;             ///< overrides.block; 0 = planner decides
+  int counted = 0;           ///< overrides.counted_groups (the partitioned strategy's layout); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -35,7 +36,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
   s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
-    << " RF=" << c.race_factor << " block=" << c.block << " seed=" << seed;
+    << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " seed=" << seed;
   return s.str();
 }
 
@@ -70,6 +71,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.kind = c.kind;
   opts.overrides.S = c.groups;
   opts.overrides.block = c.block;
+  opts.overrides.counted_groups = c.counted;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -293,6 +295,20 @@ TEST(Sanitizer, SmallCases) {
         if (kind != ghist::strategy::partitioned)  // index inputs cannot be partitioned (tested below)
           check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
       }
+  // The partitioned strategy's counted layout: several groups and tiles, a partial tile, empty groups; with 600
+  // groups the partitioning kernel keeps each group's head sector in shared memory (counted_sector_buffers).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::uniform, distribution::one_bin}) {
+      test_case c{d, 20011, 40009, ghist::strategy::partitioned, how};
+      c.counted = 1;
+      c.groups = 300;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+      check_against_cpu<saturating_add24>(c);
+      check_against_cpu<unpacked_argmax>(c);
+      c.groups = 600;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+      check_against_cpu<saturating_add24>(c);
+    }
   // The lock class's warp-private plan (auto picks it for small H): element and index forms, skewed and not.
   for (std::int64_t H : {1, 31, 300})
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
@@ -379,7 +395,9 @@ TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
     const auto pl = ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(n, H, opts);
     ASSERT_TRUE(pl.warp_private) << pl.to_string();
     const std::size_t without_rows =
-        ghist::detail::make_partition_layout(n, pl.S, sizeof(std::uint64_t), H, true).bytes;
+        ghist::detail::make_partition_layout_for(pl.counted_groups, n, pl.S, ghist::device_info::current().sm_count,
+                                                 sizeof(std::uint64_t), false, H, true)
+            .bytes;
     for (distribution d : all_distributions)
       for (std::size_t workspace : {std::size_t(0), without_rows}) {
         test_case c{d, n, H, ghist::strategy::partitioned,
@@ -456,6 +474,65 @@ TEST(GpuVsCpu, PartitionedPlan) {
   opts.overrides.kind = ghist::strategy::partitioned;
   opts.overrides.S = 1;
   EXPECT_THROW((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(1 << 20, 300007, opts)),
+               ghist::error);
+}
+
+// The partitioned strategy's counted layout (kernel_partition_counted.cuh): auto takes it for many groups; forced
+// with few groups (24, the fewest whose 12-byte xcg bins fit), many, and the most (4096 groups of 74 bins), for
+// each atomic class (hdw; cas with rows and, with a caller's workspace sized without them, with atomics; xcg with
+// locks and with warp-private copies), every distribution, both modes, and sizes that leave partial tiles.
+// Overwriting, groups without records must still be written (the destination starts as garbage).
+TEST(GpuVsCpu, PartitionedCountedLayout) {
+  ghist::options opts;
+  EXPECT_TRUE((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(50000000, 1 << 24, opts)
+                   .counted_groups));
+  EXPECT_FALSE((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(50000000, 196608, opts)
+                    .counted_groups));
+  const std::int64_t H = 300007;
+  int k = 0;
+  for (int groups : {0, 24, 700, 4096})
+    for (distribution d : all_distributions) {
+      const ghist::mode how = (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate;
+      test_case c{d, (1 << 20) + 7, H, ghist::strategy::partitioned, how};
+      c.groups = groups;
+      c.counted = 1;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+      check_against_cpu<saturating_add24>(c);
+      c.n = (1 << 19) + 3;
+      check_against_cpu<unpacked_argmax>(c);
+      c.race_factor = 63;
+      check_against_cpu<unpacked_argmax>(c);  // warp-private copies where the groups allow
+    }
+  // Few inputs over many groups (most groups empty), and inputs that are all out of range.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (std::int64_t n : {1, 1000, 8193}) {
+      test_case c{distribution::uniform, n, 5000011, ghist::strategy::partitioned, how};
+      c.counted = 1;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+      c.dist = distribution::out_of_range;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+    }
+  // A caller's workspace sized for the counted layout without rows: the blocks merge with atomics.
+  opts.overrides.kind = ghist::strategy::partitioned;
+  opts.overrides.counted_groups = 1;
+  const std::int64_t n = (1 << 21) + 3;
+  const auto pl = ghist::plan_for_elements<saturating_add24, std::uint64_t>(n, H, opts);
+  ASSERT_TRUE(pl.counted_groups && pl.merge_rows) << pl.to_string();
+  const std::size_t without_rows =
+      ghist::detail::make_partition_layout_for(true, n, pl.S, ghist::device_info::current().sm_count,
+                                               sizeof(std::uint64_t), false, H, false)
+          .bytes;
+  ASSERT_LT(without_rows, pl.temp_bytes);
+  for (distribution d : {distribution::uniform, distribution::one_bin})
+    for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+      test_case c{d, n, H, ghist::strategy::partitioned, how};
+      c.counted = 1;
+      c.workspace_bytes = without_rows;
+      check_against_cpu<saturating_add24>(c);
+    }
+  // The tile layout takes at most 1024 groups: 100M int32 bins then need groups larger than shared memory.
+  opts.overrides.counted_groups = -1;
+  EXPECT_THROW((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(1 << 20, 100000000, opts)),
                ghist::error);
 }
 

@@ -836,6 +836,27 @@ TEST(PlannerH100, Partitioned) {
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 58053);
   EXPECT_EQ(pl.S, 289);
+  EXPECT_TRUE(pl.counted_groups) << "289 groups: the counted layout (runs of ~28 records per tile otherwise)";
+  EXPECT_NE(pl.to_string().find("counted_groups"), std::string::npos);
+  p.num_bins = 100000000;      // beyond 1024 groups of shared memory: 1721 groups of <= 58112 bins, counted
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 1721);
+  EXPECT_TRUE(pl.counted_groups);
+  EXPECT_EQ(pl.temp_bytes, ghist::detail::make_counted_partition_layout(p.n, 1721,
+                                                                       ghist::detail::counted_partition_ranges(132),
+                                                                       4, p.num_bins, false)
+                               .bytes);
+  p.unit_increments = true;  // counting: 16-bit bins within the group as records, half the records' workspace
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 1721);
+  EXPECT_EQ(pl.temp_bytes, ghist::detail::make_counted_partition_layout(p.n, 1721,
+                                                                       ghist::detail::counted_partition_ranges(132),
+                                                                       2, p.num_bins, false)
+                               .bytes);
+  p.unit_increments = false;
+  forced.counted_groups = -1;  // the tile layout cannot take it
+  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error);
+  forced.counted_groups = 0;
   p.num_bins = 196608;
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 12288);  // hdw: 16 groups
@@ -850,6 +871,14 @@ TEST(PlannerH100, Partitioned) {
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 1573);
   EXPECT_EQ(pl.S, 1000);
+  EXPECT_TRUE(pl.counted_groups);
+  forced.counted_groups = -1;
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 1000);
+  EXPECT_FALSE(pl.counted_groups);
+  forced.counted_groups = 2;
+  EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "counted_groups is -1, 0 or 1";
+  forced.counted_groups = 0;
   forced.S = 5;
   EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error) << "groups of 314573 bins do not fit shared memory";
   forced.S = 0;

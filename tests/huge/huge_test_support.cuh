@@ -31,6 +31,7 @@ struct variant {
   ghist::strategy kind;
   int M;
   int S;  ///< for partitioned: the number of groups
+  int counted = 0;  ///< for partitioned: overrides.counted_groups (1 the counted layout, -1 the tile layout)
 };
 
 inline const variant v_auto{"auto", ghist::strategy::automatic, 0, 0};
@@ -40,6 +41,9 @@ inline const variant v_part{"partitioned", ghist::strategy::partitioned, 0, 0};
 inline const variant v_part32{"partitioned S=32", ghist::strategy::partitioned, 0, 32};
 inline const variant v_part256{"partitioned S=256", ghist::strategy::partitioned, 0, 256};
 inline const variant v_part1024{"partitioned S=1024", ghist::strategy::partitioned, 0, 1024};
+inline const variant v_part_tiles{"partitioned tiles", ghist::strategy::partitioned, 0, 0, -1};
+inline const variant v_part_counted{"partitioned counted", ghist::strategy::partitioned, 0, 0, 1};
+inline const variant v_part_counted4096{"partitioned counted S=4096", ghist::strategy::partitioned, 0, 4096, 1};
 
 inline std::uint64_t mix(std::uint64_t z) {  // splitmix64: cheap per-bin values for 100M bins
   z += 0x9e3779b97f4a7c15ull;
@@ -94,6 +98,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
       opts.overrides.kind = v.kind;
       opts.overrides.M = v.M;
       opts.overrides.S = v.S;
+      opts.overrides.counted_groups = v.counted;
       auto call = [&] { ghist::generalized_histogram_async(d_in.get(), n, f, Op{}, d_hist.get(), H, 0, opts); };
 
       bool accepted = true;
@@ -152,6 +157,11 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
 /// HDW: the input is the bin (int32, out-of-range values ignored); int32 add of 1.
 struct count_one {
   __host__ __device__ ghist::bin_update<std::int32_t> operator()(std::int32_t bin) const { return {bin, 1}; }
+};
+/// count_one saying that it counts (ghist::is_counting): unit increments, which the partitioned strategy's counted
+/// layout keeps as 16-bit bins within a group instead of the inputs.
+struct count_one_declared : count_one {
+  static constexpr bool counts = true;
 };
 
 /// CAS: bin in the low word, a value 1..3 from the high word, for the 8-bit saturating add.

@@ -23,10 +23,13 @@ namespace {
 using ghist_test::distribution;
 using ghist_test::fresh_seed;
 
-const std::vector<variant> all_variants = {v_auto, v_global, v_global_m1, v_part, v_part32, v_part256, v_part1024};
+const std::vector<variant> all_variants = {v_auto,     v_global,     v_global_m1,    v_part,
+                                           v_part32,   v_part256,    v_part1024,     v_part_tiles,
+                                           v_part_counted};
 const std::vector<variant> main_variants = {v_auto, v_global, v_part};
 
-/// HDW counting over int32 bins of each distribution.
+/// HDW counting over int32 bins of each distribution, by a bin function that returns 1s and by one that also says
+/// it counts (unit increments: 16-bit records in the counted layout).
 void counting(i64 H, i64 n, std::initializer_list<distribution> dists, const std::vector<variant>& variants,
               bool* untouched) {
   for (distribution d : dists) {
@@ -35,6 +38,8 @@ void counting(i64 H, i64 n, std::initializer_list<distribution> dists, const std
     const std::vector<std::int32_t> bins = ghist_test::make_bins(d, n, H, rng);
     check_variants<ghist::plus<std::int32_t>>(std::string("count, ") + ghist_test::to_string(d), bins, H,
                                               count_one{}, variants, seed, untouched);
+    check_variants<ghist::plus<std::int32_t>>(std::string("count (declared), ") + ghist_test::to_string(d), bins, H,
+                                              count_one_declared{}, variants, seed, untouched);
   }
 }
 
@@ -51,8 +56,9 @@ void valued(const char* name, i64 H, i64 n, std::initializer_list<distribution> 
   }
 }
 
-/// The partitioned strategy covers H up to ~59M int32 bins (1024 groups of shared memory); below 16M a forced
-/// partitioned plan with the planner's groups must be accepted, so that the tests above run it.
+/// The partitioned strategy covers H up to ~59M int32 bins in its tile layout (1024 groups of shared memory), ~237M
+/// in its counted layout (4096 groups); a forced partitioned plan with the planner's groups must be accepted, so
+/// that the tests above run it.
 void expect_partitioned_accepted(i64 n, i64 H) {
   ghist::options opts;
   opts.overrides.kind = ghist::strategy::partitioned;
@@ -91,7 +97,7 @@ TEST(HugeGpu, FourMillionBins) {
 // More inputs than one slice of the partitioned strategy's workspace: the slice loop runs twice.
 TEST(HugeGpu, FourMillionBinsTwoPartitionSlices) {
   const i64 n = ghist::detail::partition_slice_tiles * ghist::detail::partition_tile + 5'000'011;
-  counting(1 << 22, n, {uniform}, {v_auto, v_part}, nullptr);
+  counting(1 << 22, n, {uniform}, {v_auto, v_part, v_part_counted}, nullptr);
 }
 
 TEST(HugeGpu, SixteenMillionBins) {
@@ -100,18 +106,21 @@ TEST(HugeGpu, SixteenMillionBins) {
   expect_partitioned_accepted(2'000'003, H);
   expect_partitioned_accepted(20'000'000, H);
   counting(H, 2'000'003, {uniform, one_bin, zipf, sorted}, all_variants, &untouched);
-  counting(H, 20'000'000, {uniform, one_bin}, {v_auto, v_global_m1, v_part}, &untouched);
+  counting(H, 2'000'003, {uniform, one_bin, zipf}, {v_part_counted4096}, &untouched);
+  counting(H, 20'000'000, {uniform, one_bin}, {v_auto, v_global_m1, v_part, v_part_tiles}, &untouched);
   valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 2'000'003, {uniform, one_bin, zipf}, main_variants,
                                             &untouched);
   valued<ghist::max<std::int32_t>, max_update>("max", H, 2'000'003, {zipf}, main_variants, &untouched);
 }
 
 TEST(HugeGpu, SixtyMillionBins) {
-  const i64 H = 60'000'000;  // just above what 1024 groups of int32 bins in 227 KiB of shared memory hold
+  // Just above what 1024 groups of int32 bins in 227 KiB of shared memory hold: the tile layout refuses it (and
+  // 1024 groups), the counted layout takes it in more groups.
+  const i64 H = 60'000'000;
   bool untouched = true;
-  // Above the partitioned strategy's reach the planner's global plan has M = 1 (H x 4 bytes exceed its L2 share),
-  // so "global" (the planner's M) runs only once per test.
-  counting(H, 4'000'037, {uniform}, {v_auto, v_global, v_global_m1, v_part, v_part1024}, &untouched);
+  expect_partitioned_accepted(4'000'037, H);
+  // The global plan has M = 1 (H x 4 bytes exceed its L2 share), so "global" (the planner's M) runs once per test.
+  counting(H, 4'000'037, {uniform}, {v_auto, v_global, v_global_m1, v_part, v_part1024, v_part_tiles}, &untouched);
   counting(H, 4'000'037, {one_bin, zipf, sorted}, {v_auto, v_global_m1, v_part}, &untouched);
   valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 4'000'037, {uniform, one_bin}, {v_auto, v_global_m1, v_part},
                                             &untouched);
@@ -120,11 +129,21 @@ TEST(HugeGpu, SixtyMillionBins) {
 TEST(HugeGpu, HundredMillionBins) {
   const i64 H = 100'000'000;
   bool untouched = true;
+  expect_partitioned_accepted(4'000'037, H);
+  expect_partitioned_accepted(50'000'000, H);
   counting(H, 4'000'037, {uniform}, {v_auto, v_global, v_global_m1, v_part}, &untouched);
   counting(H, 4'000'037, {one_bin, zipf, sorted, out_of_range}, {v_auto, v_global_m1, v_part}, &untouched);
   valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 4'000'037, {uniform, one_bin}, {v_auto, v_global_m1, v_part},
                                             &untouched);
   valued<ghist::max<std::int32_t>, max_update>("max", H, 4'000'037, {zipf}, {v_auto, v_global_m1}, &untouched);
+}
+
+// Short enough for compute-sanitizer (scripts/gpu_check.sh): counting with 16-bit records in the tile layout, the
+// counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes.
+TEST(HugeSanitizer, CountingRecords) {
+  const variant counted600{"partitioned counted S=600", ghist::strategy::partitioned, 0, 600, 1};
+  for (i64 n : {i64{1}, i64{20011}, i64{70001}})
+    counting(300'007, n, {uniform, one_bin}, {v_part_tiles, v_part_counted, counted600, v_part_counted4096}, nullptr);
 }
 
 }  // namespace

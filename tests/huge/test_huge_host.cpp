@@ -30,15 +30,15 @@ ghist::problem hdw_elements(i64 n, i64 H, std::size_t record_bytes) {
   return p;
 }
 
-// What any plan must satisfy: a partitioned plan's groups cover H, are at most max_partition_groups and fit the
-// opt-in shared memory.
+// What any plan must satisfy: a partitioned plan's groups cover H, are at most max_partition_groups (the counted
+// layout: max_counted_groups) and fit the opt-in shared memory.
 void expect_valid(const ghist::plan& pl, i64 H, const ghist::device_info& dev) {
   SCOPED_TRACE(pl.to_string());
   EXPECT_GE(pl.grid, 1);
   EXPECT_GE(pl.block, 32);
   if (pl.kind == ghist::strategy::partitioned) {
     EXPECT_GE(pl.S, 1);
-    EXPECT_LE(pl.S, ghist::detail::max_partition_groups);
+    EXPECT_LE(pl.S, pl.counted_groups ? ghist::detail::max_counted_groups : ghist::detail::max_partition_groups);
     EXPECT_GE(i64{pl.S} * pl.H_chk, H);
     EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
   }

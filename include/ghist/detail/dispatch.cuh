@@ -16,8 +16,10 @@
 #include "ghist/detail/kernel_fill_reduce.cuh"
 #include "ghist/detail/kernel_global.cuh"
 #include "ghist/detail/kernel_partition.cuh"
+#include "ghist/detail/kernel_partition_counted.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/race_factor.cuh"
+#include "ghist/detail/unit_increments.hpp"
 #include "ghist/detail/validate.hpp"
 #include "ghist/detail/workspace_pool.hpp"
 #include "ghist/device_info.hpp"
@@ -36,12 +38,6 @@ inline int fill_grid(std::int64_t count) {
   const std::int64_t g = (count + fill_block - 1) / fill_block;
   return static_cast<int>(g < 1 ? 1 : (g > fill_max_grid ? fill_max_grid : g));
 }
-
-/// problem::unit_increments for bin function BinFn and operator Op: a counting bin function into 32-bit integer
-/// bins with plus.
-template <class BinFn, class Op>
-inline constexpr bool unit_increments_v =
-    is_counting_v<BinFn> && (std::is_same_v<Op, plus<std::uint32_t>> || std::is_same_v<Op, plus<std::int32_t>>);
 
 inline std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -180,11 +176,123 @@ void launch_global(const Source& src, Op op, typename Op::value_type* dest, std:
   }
 }
 
+/// The partitioned strategy's first passes: sets `kernel` up for `shared` bytes of dynamic shared memory and returns
+/// how many of its blocks of partition_block threads the device holds at once.
+template <class Kernel>
+std::int64_t resident_partition_blocks(Kernel kernel, std::size_t shared) {
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  int per_sm = 0;
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, partition_block, shared));
+  return std::int64_t{std::max(1, per_sm)} * device_info::current().sm_count;
+}
+
+/// The partitioned strategy's second pass: sets `histogram` (partition_block threads) up for `shared` bytes and,
+/// where that leaves one block per SM (a group of more than half the SM's shared memory), switches to `wide`, the
+/// same kernel with twice the threads, whose extra warps hide more of the record loads' latency (H100, N = 50M
+/// counted, 16-bit records: bench/NOTES.md, twelfth session). Returns the block's threads.
+template <class Kernel>
+int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared) {
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared)));
+  int per_sm = 0;
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram, partition_block, shared));
+  if (per_sm >= 2 || wide == nullptr) return partition_block;
+  histogram = wide;
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared)));
+  return 2 * partition_block;
+}
+
+/// The partitioned strategy's counted layout (plan::counted_groups, kernel_partition_counted.cuh), slice by slice.
+/// Overwriting, the first slice writes dest itself (a group's only block writes all its bins; groups with several
+/// blocks are filled with the identity first), so dest is not filled beforehand; later slices accumulate.
+template <class In, class BinFn, class Op>
+void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, typename Op::value_type* dest,
+                              std::int64_t num_bins, const plan& pl, mode how, scratch_space& scratch,
+                              cudaStream_t stream) {
+  using T = typename Op::value_type;
+  constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  const int groups = pl.S;
+  if (groups > max_counted_groups)
+    throw error("a counted partitioned plan needs S <= " + std::to_string(max_counted_groups) + " groups (" +
+                pl.to_string() + ")");
+  const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
+  const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
+  const bool with_locks = xcg && !pl.merge_rows;
+  using Record = partition_record_t<In, BinFn, Op>;
+  const int sm_count = device_info::current().sm_count;
+  const int max_ranges = counted_partition_ranges(sm_count);
+  const partition_layout l = make_partition_layout_for(true, n, groups, sm_count, sizeof(In),
+                                                       unit_increments_v<BinFn, Op>, num_bins, with_locks, rows_bytes);
+  auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
+  Record* records = reinterpret_cast<Record*>(base + l.records);
+  auto* table = reinterpret_cast<unsigned*>(base + l.offsets);
+  auto* totals = reinterpret_cast<unsigned long long*>(base + l.totals);
+  auto* starts = reinterpret_cast<unsigned*>(base + l.starts);
+  auto* record_starts = reinterpret_cast<unsigned*>(base + l.record_starts);
+  int* locks = with_locks ? reinterpret_cast<int*>(base + l.locks) : nullptr;
+  T* rows = pl.merge_rows ? reinterpret_cast<T*>(base + l.rows) : nullptr;
+  if (with_locks)
+    GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+
+  auto count = count_groups_kernel<In, BinFn>;
+  auto partition = partition_counted_kernel<In, BinFn, Record>;
+  auto histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record>;
+  decltype(histogram) wide = contiguous_group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
+  if constexpr (xcg) {
+    if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked by launch_partitioned)
+      histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record, true>;
+      wide = nullptr;
+    }
+  }
+  const std::size_t count_shared = static_cast<std::size_t>(groups) * sizeof(unsigned);
+  const bool sector_buffers =
+      counted_sector_buffers(sizeof(Record), groups, device_info::current().shared_per_block_optin);
+  const std::size_t partition_shared = counted_pass1_shared_bytes(sizeof(Record), groups, sector_buffers);
+  GHIST_CUDA_CHECK(cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(count_shared)));
+  const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
+  const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
+  const std::int64_t slice = l.slice_tiles * partition_tile;
+  for (std::int64_t first = 0; first < n; first += slice) {
+    const std::int64_t count_n = std::min(slice, n - first);
+    const std::int64_t tiles = (count_n + partition_tile - 1) / partition_tile;
+    const int ranges = static_cast<int>(std::min<std::int64_t>({resident, tiles, max_ranges}));
+    const bool overwrite = how == mode::overwrite && first == 0;
+    count<<<ranges, partition_block, count_shared, stream>>>(input + first, count_n, f, num_bins, group_of, groups,
+                                                             table);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    scan_group_counts_kernel<><<<static_cast<unsigned>((groups + 7) / 8), 256, 0, stream>>>(table, groups, ranges,
+                                                                                           totals);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
+                                                                     overwrite ? 1u : 0u, record_starts);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    if (overwrite) {
+      fill_shared_groups_kernel<T><<<static_cast<unsigned>(std::min(groups, 1024)), 256, 0, stream>>>(
+          starts, groups, group_of, num_bins, Op::identity(), dest);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+    }
+    partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins, group_of,
+                                                                     groups, table, record_starts, records,
+                                                                     sector_buffers);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
+        records, record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    if (rows != nullptr) {
+      merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(
+          rows, starts, num_bins, group_of, op, dest);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+}
+
 /// The partitioned strategy, slice by slice (kernel_partition.cuh); dest already holds the identity (overwrite) or
 /// the caller's values (accumulate).
 template <class Source, class Op>
 void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins,
-                        const plan& pl, scratch_space& scratch, cudaStream_t stream) {
+                        const plan& pl, mode how, scratch_space& scratch, cudaStream_t stream) {
   if constexpr (partition_traits<Source>::record_bytes == 0) {
     throw error("strategy partitioned needs element inputs (" + pl.to_string() + ")");
   } else {
@@ -192,17 +300,30 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     using BinFn = decltype(src.f);
     constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
     const int groups = pl.S;
-    if (groups < 1 || groups > max_partition_groups || pl.H_chk < 1 || num_bins > max_partition_bins ||
+    const int most_groups = pl.counted_groups ? max_counted_groups : max_partition_groups;
+    if (groups < 1 || groups > most_groups || pl.H_chk < 1 || num_bins > max_partition_bins ||
         std::int64_t{groups} * pl.H_chk < num_bins)
-      throw error("a partitioned plan needs S = ceil(H / H_chk) <= " + std::to_string(max_partition_groups) +
+      throw error("a partitioned plan needs S = ceil(H / H_chk) <= " + std::to_string(most_groups) +
                   " groups and H < 2^31 (" + pl.to_string() + ")");
+    if (unit_increments_v<BinFn, Op> && pl.H_chk > max_local_bin_group)  // records are 16-bit bins in a group
+      throw error("a partitioned plan of unit increments needs groups of at most " +
+                  std::to_string(max_local_bin_group) + " bins (" + pl.to_string() + ")");
+    if (xcg && pl.warp_private && pl.M != partition_block / 32)
+      throw error("a warp-private partitioned plan needs M = " + std::to_string(partition_block / 32) + " (" +
+                  pl.to_string() + ")");
+    if (pl.counted_groups) {
+      launch_counted_partition(src.input, src.n, src.f, op, dest, num_bins, pl, how, scratch, stream);
+      return;
+    }
+    if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     using T = typename Op::value_type;
     const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
     const bool with_locks = xcg && !pl.merge_rows;  // destination locks (warp-private copies merge the same way)
-    const partition_layout l = make_partition_layout(src.n, groups, sizeof(In), num_bins, with_locks, rows_bytes);
+    using Record = partition_record_t<In, BinFn, Op>;
+    const partition_layout l = make_partition_layout(src.n, groups, sizeof(Record), num_bins, with_locks, rows_bytes);
     auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
-    In* records = reinterpret_cast<In*>(base + l.records);
+    Record* records = reinterpret_cast<Record*>(base + l.records);
     auto* offsets = reinterpret_cast<unsigned*>(base + l.offsets);
     auto* totals = reinterpret_cast<unsigned long long*>(base + l.totals);
     auto* starts = reinterpret_cast<unsigned*>(base + l.starts);
@@ -211,26 +332,19 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     if (with_locks)
       GHIST_CUDA_CHECK(cudaMemsetAsync(locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
 
-    auto partition = partition_kernel<In, BinFn>;
-    auto histogram = group_histogram_kernel<In, BinFn, Op>;
+    auto partition = partition_kernel<In, BinFn, Record>;
+    auto histogram = group_histogram_kernel<In, BinFn, Op, Record>;
+    decltype(histogram) wide = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
     // Warp-private copies of a group (no locks): compiled only for the lock class, the class the planner gives them.
     if constexpr (xcg) {
-      if (pl.warp_private) {
-        if (pl.M != partition_block / 32)
-          throw error("a warp-private partitioned plan needs M = " + std::to_string(partition_block / 32) + " (" +
-                      pl.to_string() + ")");
-        histogram = group_histogram_kernel<In, BinFn, Op, true>;
+      if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked above)
+        histogram = group_histogram_kernel<In, BinFn, Op, Record, true>;
+        wide = nullptr;
       }
     }
-    const std::size_t partition_shared = partition_shared_bytes<In>();
-    GHIST_CUDA_CHECK(cudaFuncSetAttribute(partition, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(partition_shared)));
-    GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(pl.shared_bytes)));
-    int per_sm = 0;
-    GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, partition, partition_block,
-                                                                   partition_shared));
-    const std::int64_t resident = std::int64_t{std::max(1, per_sm)} * device_info::current().sm_count;
+    const std::size_t partition_shared = partition_shared_bytes<In, Record>();
+    const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
+    const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
     const std::int64_t slice = l.slice_tiles * partition_tile;
     for (std::int64_t first = 0; first < src.n; first += slice) {
       const std::int64_t count = std::min(slice, src.n - first);
@@ -242,7 +356,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       GHIST_CUDA_CHECK(cudaGetLastError());
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts);
       GHIST_CUDA_CHECK(cudaGetLastError());
-      histogram<<<pl.grid + groups, partition_block, pl.shared_bytes, stream>>>(
+      histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
           records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
           pl.M);
       GHIST_CUDA_CHECK(cudaGetLastError());
@@ -297,7 +411,9 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
     constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
     pl.merge_rows = false;
     if (pl.kind == strategy::partitioned)
-      pl.temp_bytes = make_partition_layout(n, pl.S, p.record_bytes, num_bins, xcg).bytes;
+      pl.temp_bytes = make_partition_layout_for(pl.counted_groups, n, pl.S, dev.sm_count, p.record_bytes,
+                                                p.unit_increments, num_bins, xcg)
+                          .bytes;
     else
       pl.temp_bytes = xcg ? static_cast<std::size_t>(num_bins) * sizeof(int) : 0;
   }
@@ -323,8 +439,7 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (pl.kind == strategy::shared_memory) {
     launch_shared(src, op, dest, num_bins, pl, opts.how, scratch, stream);
   } else if (pl.kind == strategy::partitioned) {
-    if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
-    launch_partitioned(src, op, dest, num_bins, pl, scratch, stream);
+    launch_partitioned(src, op, dest, num_bins, pl, opts.how, scratch, stream);
   } else {
     if (opts.how == mode::overwrite && pl.M == 1) fill_async(dest, num_bins, Op::identity(), stream);
     launch_global(src, op, dest, num_bins, pl, opts.how, scratch, stream);

@@ -15,7 +15,9 @@
 //      bins would otherwise retry and queue.
 //
 // The records are the input elements themselves, and the second pass applies the bin function again: for 4-byte
-// inputs that moves 4 bytes per input each way, where (bin, value) pairs would take 8.
+// inputs that moves 4 bytes per input each way, where (bin, value) pairs would take 8. Unit increments (a counting
+// bin function with a 32-bit plus) need no value: their record is the bin within the group in 16 bits
+// (partition_record_t), half the bytes of a 4-byte input.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@
 #include "ghist/detail/input_source.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/partition_layout.hpp"
+#include "ghist/detail/unit_increments.hpp"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/update.hpp"
 
@@ -49,14 +52,16 @@ struct partition_traits<element_source<In, BinFn>> {
 };
 
 /// Exclusive scan of counts[0, count) into offsets[0, count], offsets[count] = total, by one block of
-/// partition_block threads (count <= 2 * partition_block). `warp_sums` holds partition_block / 32 values.
+/// partition_block threads, each scanning a run of ceil(count / partition_block) counts (count <=
+/// max_counted_groups + 1). `warp_sums` holds partition_block / 32 values. counts and offsets may be the same array.
 __device__ __forceinline__ void block_exclusive_scan(const unsigned* counts, unsigned* offsets, int count,
                                                      unsigned* warp_sums) {
-  static_assert(max_partition_groups <= 2 * partition_block, "two counts per thread");
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  const unsigned a = 2 * t < count ? counts[2 * t] : 0u;
-  const unsigned b = 2 * t + 1 < count ? counts[2 * t + 1] : 0u;
-  unsigned inclusive = a + b;
+  const int per = (count + partition_block - 1) / partition_block;
+  const int begin = t * per, end = begin + per < count ? begin + per : count;
+  unsigned own = 0;
+  for (int i = begin; i < end; ++i) own += counts[i];
+  unsigned inclusive = own;
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
@@ -75,21 +80,32 @@ __device__ __forceinline__ void block_exclusive_scan(const unsigned* counts, uns
     if (lane < warps) warp_sums[lane] = w;  // inclusive over warps
   }
   __syncthreads();
-  const unsigned before = (warp > 0 ? warp_sums[warp - 1] : 0u) + inclusive - (a + b);
-  if (2 * t < count) offsets[2 * t] = before;
-  if (2 * t + 1 < count) offsets[2 * t + 1] = before + a;
-  if (t == partition_block - 1) offsets[count] = before + a + b;
+  unsigned before = (warp > 0 ? warp_sums[warp - 1] : 0u) + inclusive - own;
+  for (int i = begin; i < end; ++i) {
+    const unsigned c = counts[i];  // read before the write: counts may be offsets
+    offsets[i] = before;
+    before += c;
+  }
+  if (t == partition_block - 1) offsets[count] = before;
 }
+
+/// What the partitioned strategy stores per input: the input (the second pass applies f again), or for unit
+/// increments (partition_record_bytes) the input's bin within its group in 16 bits.
+template <class In, class BinFn, class Op>
+inline constexpr bool local_bin_records = unit_increments_v<BinFn, Op>;
+template <class In, class BinFn, class Op>
+using partition_record_t = std::conditional_t<local_bin_records<In, BinFn, Op>, std::uint16_t, In>;
 
 /// Whether pass 1 double-buffers its tiles through asynchronous copies (cp.async) into shared memory: 4-byte
 /// records, whose two input buffers and staging buffer (96 KiB) still leave two blocks per SM.
 template <class In>
 inline constexpr bool partition_pipelined = sizeof(In) == 4 && alignof(In) == 4;
 
-/// Pass 1's dynamic shared memory: staging (and, pipelined, two input buffers) and the group counts and starts.
-template <class In>
+/// Pass 1's dynamic shared memory: staging of records (and, pipelined, two input buffers) and the group counts and
+/// starts.
+template <class In, class Record = In>
 constexpr std::size_t partition_shared_bytes() {
-  return static_cast<std::size_t>(partition_tile) * sizeof(In) * (partition_pipelined<In> ? 3 : 1) +
+  return static_cast<std::size_t>(partition_tile) * (sizeof(Record) + (partition_pipelined<In> ? 2 * sizeof(In) : 0)) +
          (2 * max_partition_groups + 1 + partition_block / 32) * sizeof(unsigned);
 }
 
@@ -108,24 +124,112 @@ __device__ __forceinline__ void prefetch_tile(const In* input, std::int64_t tile
   __pipeline_commit();
 }
 
+/// Pass 1's ranking, shared by both layouts: loads this thread's inputs of a tile (input j is tile element
+/// j * partition_block + threadIdx.x, so each load instruction of a warp reads consecutive elements) and gives
+/// each its slot: its group and its rank within the group in this tile, packed into one int (-1: dropped), counted
+/// in counts[group]. (Ranking a warp's inputs with one ballot per bit of the group, a multisplit without atomics,
+/// was slower on the H100: 295 us against 206 us for pass 1 at 32 groups; votes and shuffles issue slower than
+/// ATOMS.) Pass 1 is bound by instruction issue, so whole tiles are compiled without the per-input bounds checks.
+/// KeepLocalBins: local[j] is also input j's bin within its group (for the counted layout's 16-bit records; the
+/// tile layout passes an array that the compiler then drops).
+/// load_tile and rank_tile are the two halves, for a caller that loads the next tile while it writes this one.
+template <bool Whole, class In>
+__device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_tile, In (&x)[partition_items]) {
+#pragma unroll
+  for (int j = 0; j < partition_items; ++j) {
+    const int i = j * partition_block + threadIdx.x;
+    if (Whole || i < in_tile) x[j] = tile_input[i];  // all loads issued before the first is used
+  }
+}
+
+template <bool Whole, bool KeepLocalBins, class In, class BinFn>
+__device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::int64_t num_bins,
+                                          const group_divider& group_of, unsigned* counts,
+                                          const In (&x)[partition_items], int (&slot)[partition_items],
+                                          unsigned (&local)[partition_items]) {
+  constexpr bool whole = Whole;
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int j = 0; j < partition_items; ++j) {
+    const int i = j * partition_block + threadIdx.x;
+    int group = -1;
+    if (whole || i < in_tile) {
+      const std::int64_t bin = f(x[j]).bin;
+      if (static_cast<std::uint64_t>(bin) < static_cast<std::uint64_t>(num_bins)) {  // 0 <= bin < num_bins
+        group = static_cast<int>(group_of(static_cast<std::uint32_t>(bin)));
+        if constexpr (KeepLocalBins)
+          local[j] = static_cast<unsigned>(bin) - static_cast<unsigned>(group) * group_of.d;
+      }
+    }
+    slot[j] = group;
+  }
+  // A warp whose inputs of the tile all fall in one group (skewed or sorted input) takes its ranks with one
+  // atomic. (Checked once per tile, not per load: a per-load check cost 6 of pass 1's 60 instructions per input.)
+  const int first = __shfl_sync(0xffffffffu, slot[0], 0);
+  bool same = first >= 0;
+#pragma unroll
+  for (int j = 0; j < partition_items; ++j) same = same && slot[j] == first;
+  if (__all_sync(0xffffffffu, same)) {
+    unsigned base = 0;
+    if (lane == 0) base = atomicAdd(&counts[first], 32u * partition_items);
+    base = __shfl_sync(0xffffffffu, base, 0) + lane;
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j)
+      slot[j] = (first << partition_rank_bits) | static_cast<int>(base + 32u * j);
+  } else if (__popc(__ballot_sync(0xffffffffu, slot[0] == first)) > 8) {
+    // Skewed input (a hot group, Zipf): lanes in lane 0's group take their ranks with one atomic per load, the
+    // others one each; otherwise the hot group's counter would take most of a warp's atomics one by one.
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j) {
+      const int lead = __shfl_sync(0xffffffffu, slot[j], 0);
+      const unsigned with_lead = __ballot_sync(0xffffffffu, slot[j] == lead);
+      unsigned base = 0;
+      if (lane == 0 && lead >= 0) base = atomicAdd(&counts[lead], static_cast<unsigned>(__popc(with_lead)));
+      base = __shfl_sync(0xffffffffu, base, 0);
+      if (slot[j] >= 0) {
+        const unsigned rank = slot[j] == lead ? base + __popc(with_lead & ((1u << lane) - 1u))
+                                              : atomicAdd(&counts[slot[j]], 1u);
+        slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(rank);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j)
+      if (slot[j] >= 0)
+        slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[slot[j]], 1u));
+  }
+}
+
+template <bool Whole, bool KeepLocalBins = false, class In, class BinFn>
+__device__ __forceinline__ void load_and_rank_tile(const In* tile_input, std::int64_t in_tile, BinFn f,
+                                                   std::int64_t num_bins, const group_divider& group_of,
+                                                   unsigned* counts, In (&x)[partition_items],
+                                                   int (&slot)[partition_items],
+                                                   unsigned (&local)[partition_items]) {
+  load_tile<Whole>(tile_input, in_tile, x);
+  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
+}
+
 /// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice). For 4-byte inputs
 /// (partition_pipelined) the next tile's copy into shared memory runs while this one is ranked and written, so that
 /// loads stay in flight through the tile's barriers (H100, HDW H = 196608, 32 groups: 208 -> 200 us; then
 /// instruction issue bounds it, see the ranking below: 149 us, against 143 us for reading and writing 200 MB).
-template <class In, class BinFn>
+template <class In, class BinFn, class Record = In>
 __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm) partition_kernel(const In* input, std::int64_t n, BinFn f,
                                                                     std::int64_t num_bins, group_divider group_of,
-                                                                    int groups, In* records, unsigned* offsets,
+                                                                    int groups, Record* records, unsigned* offsets,
                                                                     std::int64_t slice_tiles,
                                                                     unsigned long long* totals) {
   constexpr bool pipelined = partition_pipelined<In>;
+  constexpr bool local_bins = !std::is_same_v<Record, In>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  In* staging = reinterpret_cast<In*>(shared_bytes);
-  In* buffers = staging + partition_tile;  // pipelined: two tiles of input
-  unsigned* counts = reinterpret_cast<unsigned*>(shared_bytes + partition_tile * sizeof(In) * (pipelined ? 3 : 1));
+  Record* staging = reinterpret_cast<Record*>(shared_bytes);
+  In* buffers = reinterpret_cast<In*>(staging + partition_tile);  // pipelined: two tiles of input
+  unsigned* counts = reinterpret_cast<unsigned*>(shared_bytes + partition_shared_bytes<In, Record>() -
+                                                 (2 * max_partition_groups + 1 + partition_block / 32) *
+                                                     sizeof(unsigned));
   unsigned* starts = counts + max_partition_groups;            // groups + 1
   unsigned* warp_sums = starts + max_partition_groups + 1;     // partition_block / 32
-  const int lane = threadIdx.x % 32;
   const std::int64_t tiles = (n + partition_tile - 1) / partition_tile;
   auto tile_size = [&](std::int64_t t) { return n - t * partition_tile < partition_tile ? n - t * partition_tile : partition_tile; };
   if constexpr (pipelined)
@@ -143,71 +247,14 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       __pipeline_wait_prior(1);
     }
     __syncthreads();
-    // Input j of this thread is tile element j * partition_block + threadIdx.x (each load instruction of a warp
-    // reads consecutive elements). Its slot: its group and its rank within the group in this tile, packed into one
-    // register (-1: dropped). (Ranking a warp's inputs with one ballot per bit of the group, a multisplit without
-    // atomics, was slower on the H100: 295 us against 206 us for pass 1 at 32 groups; votes and shuffles issue
-    // slower than ATOMS.) Pass 1 is bound by instruction issue, so whole tiles (all but a slice's last) are
-    // compiled without the per-input bounds checks.
     In x[partition_items];
     int slot[partition_items];
-    auto load_and_rank = [&](auto whole_tile) {
-      constexpr bool whole = decltype(whole_tile)::value;
-      const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
-#pragma unroll
-      for (int j = 0; j < partition_items; ++j) {
-        const int i = j * partition_block + threadIdx.x;
-        if (whole || i < in_tile) x[j] = tile_input[i];  // all loads issued before the first is used
-      }
-#pragma unroll
-      for (int j = 0; j < partition_items; ++j) {
-        const int i = j * partition_block + threadIdx.x;
-        int group = -1;
-        if (whole || i < in_tile) {
-          const std::int64_t bin = f(x[j]).bin;
-          if (static_cast<std::uint64_t>(bin) < static_cast<std::uint64_t>(num_bins))  // 0 <= bin < num_bins
-            group = static_cast<int>(group_of(static_cast<std::uint32_t>(bin)));
-        }
-        slot[j] = group;
-      }
-      // A warp whose inputs of the tile all fall in one group (skewed or sorted input) takes its ranks with one
-      // atomic. (Checked once per tile, not per load: a per-load check cost 6 of pass 1's 60 instructions per input.)
-      const int first = __shfl_sync(0xffffffffu, slot[0], 0);
-      bool same = first >= 0;
-#pragma unroll
-      for (int j = 0; j < partition_items; ++j) same = same && slot[j] == first;
-      if (__all_sync(0xffffffffu, same)) {
-        unsigned base = 0;
-        if (lane == 0) base = atomicAdd(&counts[first], 32u * partition_items);
-        base = __shfl_sync(0xffffffffu, base, 0) + lane;
-#pragma unroll
-        for (int j = 0; j < partition_items; ++j)
-          slot[j] = (first << partition_rank_bits) | static_cast<int>(base + 32u * j);
-      } else if (__popc(__ballot_sync(0xffffffffu, slot[0] == first)) > 8) {
-        // Skewed input (a hot group, Zipf): lanes in lane 0's group take their ranks with one atomic per load, the
-        // others one each; otherwise the hot group's counter would take most of a warp's atomics one by one.
-#pragma unroll
-        for (int j = 0; j < partition_items; ++j) {
-          const int lead = __shfl_sync(0xffffffffu, slot[j], 0);
-          const unsigned with_lead = __ballot_sync(0xffffffffu, slot[j] == lead);
-          unsigned base = 0;
-          if (lane == 0 && lead >= 0) base = atomicAdd(&counts[lead], static_cast<unsigned>(__popc(with_lead)));
-          base = __shfl_sync(0xffffffffu, base, 0);
-          if (slot[j] >= 0) {
-            const unsigned rank = slot[j] == lead ? base + __popc(with_lead & ((1u << lane) - 1u))
-                                                  : atomicAdd(&counts[slot[j]], 1u);
-            slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(rank);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < partition_items; ++j)
-          if (slot[j] >= 0)
-            slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[slot[j]], 1u));
-      }
-    };
-    if (in_tile == partition_tile) load_and_rank(std::true_type{});
-    else load_and_rank(std::false_type{});
+    unsigned local[partition_items];
+    const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
+    if (in_tile == partition_tile)
+      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, counts, x, slot, local);
+    else
+      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, counts, x, slot, local);
     __syncthreads();
     block_exclusive_scan(counts, starts, groups, warp_sums);
     __syncthreads();
@@ -215,16 +262,20 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     for (int g = threadIdx.x; g < groups; g += partition_block)
       if (counts[g] != 0) atomicAdd(&totals[g], static_cast<unsigned long long>(counts[g]));
 #pragma unroll
-    for (int j = 0; j < partition_items; ++j)
-      if (slot[j] >= 0)
-        staging[starts[slot[j] >> partition_rank_bits] + (slot[j] & ((1 << partition_rank_bits) - 1))] = x[j];
+    for (int j = 0; j < partition_items; ++j) {
+      if (slot[j] < 0) continue;
+      Record& to = staging[starts[slot[j] >> partition_rank_bits] + (slot[j] & ((1 << partition_rank_bits) - 1))];
+      if constexpr (local_bins) to = static_cast<Record>(local[j]);
+      else to = x[j];
+    }
     __syncthreads();
     const int kept = static_cast<int>(starts[groups]);
-    In* out = records + tile * partition_tile;
+    Record* out = records + tile * partition_tile;
     int copied = 0;
-    if constexpr (pipelined) {  // whole 16-byte vectors (records and staging are 16-byte aligned), then the rest
-      copied = kept / 4 * 4;
-      for (int v = threadIdx.x; v < kept / 4; v += partition_block)
+    if constexpr (pipelined || local_bins) {  // whole 16-byte vectors (records and staging are 16-byte aligned)
+      constexpr int per_vector = 16 / sizeof(Record);
+      copied = kept / per_vector * per_vector;
+      for (int v = threadIdx.x; v < kept / per_vector; v += partition_block)
         reinterpret_cast<uint4*>(out)[v] = reinterpret_cast<const uint4*>(staging)[v];
     }
     for (int i = copied + threadIdx.x; i < kept; i += partition_block) out[i] = staging[i];
@@ -232,15 +283,19 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   }
 }
 
-/// Pass 2 planning, one block: group g gets max(1, floor(totals[g] * budget / total)) blocks when it has inputs
-/// (so at most budget + groups in all); starts[g] is its first block, starts[groups] the number of blocks.
+/// Pass 2 planning, one block: group g gets max(1, floor(totals[g] * budget / total)) blocks when it has inputs,
+/// else min_blocks (0, or 1 when pass 2 overwrites dest: every group's bins are written), so at most budget +
+/// groups in all; starts[g] is its first block, starts[groups] the number of blocks. With record_starts (the
+/// counted layout), also the exclusive scan of the totals: the first record of each group.
 /// (A template only so that the header can define it in every translation unit.)
 template <class Total = unsigned long long>
 __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(const Total* totals,
                                                                               int groups, int budget,
-                                                                              unsigned* starts) {
+                                                                              unsigned* starts,
+                                                                              unsigned min_blocks = 0,
+                                                                              unsigned* record_starts = nullptr) {
   __shared__ unsigned long long partial[partition_block / 32];
-  __shared__ unsigned blocks[max_partition_groups];
+  __shared__ unsigned blocks[max_counted_groups];
   __shared__ unsigned warp_sums[partition_block / 32];
   unsigned long long sum = 0;
   for (int g = threadIdx.x; g < groups; g += partition_block) sum += totals[g];
@@ -253,19 +308,145 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
   for (int g = threadIdx.x; g < groups; g += partition_block) {
     const unsigned long long t = totals[g];
     const unsigned long long share = total == 0 ? 0 : t * static_cast<unsigned long long>(budget) / total;
-    blocks[g] = t == 0 ? 0u : static_cast<unsigned>(share < 1 ? 1 : share);
+    blocks[g] = t == 0 ? min_blocks : static_cast<unsigned>(share < 1 ? 1 : share);
   }
   __syncthreads();
   block_exclusive_scan(blocks, starts, groups, warp_sums);
+  if (record_starts == nullptr) return;
+  __syncthreads();
+  for (int g = threadIdx.x; g < groups; g += partition_block) blocks[g] = static_cast<unsigned>(totals[g]);
+  __syncthreads();
+  block_exclusive_scan(blocks, record_starts, groups, warp_sums);
 }
 
-/// Pass 2: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K, k + 2K, ... of the
-/// slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles at a time.
-/// slice_tiles is the row length of the offsets table.
+/// The second pass's block: which group it histograms (starts[g] <= block < starts[g + 1]; groups without inputs
+/// have no blocks unless every group got one), and its share k of the group's K blocks.
+struct group_share {
+  int group = 0;
+  std::int64_t k = 0, K = 0;
+};
+__device__ __forceinline__ group_share group_of_block(const unsigned* starts, int groups, unsigned block) {
+  int g = 0;  // the last group whose first block is <= this block
+  int step = 1;
+  while (step * 2 < groups) step *= 2;
+  for (; step > 0; step /= 2)
+    if (g + step < groups && starts[g + step] <= block) g += step;
+  return {g, block - starts[g], std::int64_t{starts[g + 1]} - starts[g]};
+}
+
+/// One second-pass block's histogram of one group (bins [lo, lo + len), `stride` bins apart for its M copies) in
+/// shared memory, shared by both layouts of the partitioned strategy: visit() applies one record, finish() merges
+/// the block's sums into dest.
 /// WarpPrivate (the lock class, plan::warp_private): M = warps, warp w owns copy w and updates it without locks or
-/// atomics (warp_private_update), every lane of the warp stepping through the runs together.
-template <class In, class BinFn, class Op, bool WarpPrivate = false>
-__global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) group_histogram_kernel(const In* records, const unsigned* offsets,
+/// atomics (warp_private_update): every lane of the warp calls visit_together() at once.
+template <class In, class BinFn, class Op, bool WarpPrivate>
+class group_in_shared {
+ public:
+  using T = typename Op::value_type;
+  static constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  static constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
+  static constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
+
+  /// Sets the block's M copies to the identity (the whole block calls this; it ends with a barrier).
+  __device__ group_in_shared(unsigned char* shared, BinFn f, Op op, int stride, std::int64_t lo, std::int64_t len,
+                             int M)
+      : f_(f), op_(op), deferred_(op), stride_(stride), lo_(lo), len_(len), M_(M) {
+    subs_ = reinterpret_cast<T*>(shared);
+    locks_ = locked ? reinterpret_cast<int*>(shared + shared_values_bytes<T>(std::int64_t{M} * stride)) : nullptr;
+    const T identity = Op::identity();
+    for (int i = threadIdx.x; i < M * stride; i += blockDim.x) {
+      subs_[i] = identity;
+      if constexpr (locked) locks_[i] = 0;
+    }
+    // M copies of the group's bins (warp w updates copy w % M): a few hot bins (RF > 1, skew) are then contended by
+    // fewer warps, which the compare-and-swap and lock classes need.
+    sub_at_ = (threadIdx.x / 32 % M) * stride;
+    __syncthreads();
+  }
+
+  __device__ __forceinline__ void visit(const In& x) {
+    const bin_update<T> u = f_(x);
+    // In [0, len): the first pass kept only this group's inputs. 32-bit arithmetic (bins are below 2^31): the pass
+    // is bound by instruction issue.
+    const int b = static_cast<int>(u.bin) - static_cast<int>(lo_);
+    auto update = [&](auto bin, const T& v) {
+      atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + bin, v, locked ? locks_ + sub_at_ + bin : nullptr);
+    };
+    if constexpr (use_warp_aggregation<Op, memory_level::shared>) warp_aggregated_update(op_, b, len_, u.value, update);
+    else if constexpr (cas) deferred_.update(subs_, sub_at_ + b, u.value);  // a lost update waits in registers
+    else update(b, u.value);
+  }
+
+  /// A 16-bit record of unit increments (counted_record_bytes): adds 1 to the group's bin b.
+  __device__ __forceinline__ void count(unsigned b) {
+    static_assert(!locked && !cas, "local-bin records are unit increments: the hardware-atomic class");
+    atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, T{1}, nullptr);
+  }
+
+  /// A record of either kind (partition_record_t): an input, or a 16-bit bin of unit increments.
+  template <class Record>
+  __device__ __forceinline__ void visit_record(const Record& r) {
+    if constexpr (std::is_same_v<Record, In>) visit(r);
+    else count(r);
+  }
+
+  /// WarpPrivate: f is applied only where `valid` (a lane past the records' end holds none).
+  __device__ __forceinline__ void visit_together(bool valid, const In& x) {
+    bin_update<T> u{-1, Op::identity()};
+    if (valid) u = f_(x);
+    warp_private_update(op_, subs_ + sub_at_, valid, static_cast<int>(u.bin) - static_cast<int>(lo_), len_, u.value);
+  }
+
+  /// Merges the block's sums into dest: the group's only block (K == 1) owns its bins, and with `overwrite` writes
+  /// every one without reading dest; otherwise its row of `rows` (merge_group_rows_kernel folds them), or the
+  /// global atomic (and lock, for xcg). (Starting the K blocks of a group at different bins, so that they would not
+  /// queue on the same addresses, made a Zipf-like input slower on the H100: pass 2 251 -> 401 us at H = 196608.)
+  __device__ void finish(unsigned block, std::int64_t K, bool overwrite, T* dest, int* dest_locks, T* rows) {
+    if constexpr (cas) deferred_.flush(subs_);
+    __syncthreads();
+    const T identity = Op::identity();
+    for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
+      T acc = subs_[b];
+      for (int m = 1; m < M_; ++m) acc = op_(acc, subs_[m * stride_ + b]);
+      if (K > 1 && rows != nullptr) {
+        rows[std::int64_t{block} * stride_ + b] = acc;  // every bin: merge_group_rows_kernel reads the whole row
+        continue;
+      }
+      if (K == 1 && overwrite) {
+        dest[lo_ + b] = acc;
+        continue;
+      }
+      if (bitwise_equal(acc, identity)) continue;
+      if (K == 1) dest[lo_ + b] = op_(dest[lo_ + b], acc);
+      else atomic_update<memory_level::global>(op_, dest + lo_ + b, acc, xcg ? dest_locks + lo_ + b : nullptr);
+    }
+  }
+
+ private:
+  BinFn f_;
+  Op op_;
+  deferred_cas_updater<Op> deferred_;
+  T* subs_;
+  int* locks_;
+  int stride_, sub_at_ = 0;
+  std::int64_t lo_, len_;
+  int M_;
+};
+
+/// The group's bins: [lo, lo + len).
+__device__ __forceinline__ std::int64_t group_low(int g, const group_divider& group_of) {
+  return std::int64_t{g} * static_cast<int>(group_of.d);
+}
+__device__ __forceinline__ std::int64_t group_length(int g, const group_divider& group_of, std::int64_t num_bins) {
+  const std::int64_t lo = group_low(g, group_of), stride = static_cast<int>(group_of.d);
+  return num_bins - lo < stride ? num_bins - lo : stride;
+}
+
+/// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K,
+/// k + 2K, ... of the slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles
+/// at a time. slice_tiles is the row length of the offsets table. Threads: the block's (second_pass_threads).
+template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block>
+__global__ void __launch_bounds__(Threads, partition_block * partition_blocks_per_sm / Threads) group_histogram_kernel(const Record* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
                                                                           const unsigned* starts, int groups,
@@ -275,43 +456,16 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
                                                                           typename Op::value_type* rows,
                                                                           std::int64_t num_bins,
                                                                           group_divider group_of, int M) {
-  using T = typename Op::value_type;
-  constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
-  constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const unsigned block = blockIdx.x;
   if (block >= starts[groups]) return;
-  int g = 0;  // the last group whose first block is <= this block (groups without inputs have no blocks)
-  for (int step = 1 << 10; step > 0; step /= 2)
-    if (g + step < groups && starts[g + step] <= block) g += step;
-  const std::int64_t K = starts[g + 1] - starts[g];
-  const std::int64_t k = block - starts[g];
-  const int stride = static_cast<int>(group_of.d);  // bins per group
-  const std::int64_t lo = std::int64_t{g} * stride;
-  const std::int64_t len = num_bins - lo < stride ? num_bins - lo : stride;
-  // M copies of the group's bins (warp w updates copy w % M): a few hot bins (RF > 1, skew) are then contended by
-  // fewer warps, which the compare-and-swap and lock classes need.
-  T* subs = reinterpret_cast<T*>(shared_bytes);
-  int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(std::int64_t{M} * stride))
-                      : nullptr;
-  const T identity = Op::identity();
-  for (int i = threadIdx.x; i < M * stride; i += blockDim.x) {
-    subs[i] = identity;
-    if constexpr (locked) locks[i] = 0;
-  }
-  __syncthreads();
+  const group_share share = group_of_block(starts, groups, block);
+  const int g = share.group;
+  const std::int64_t K = share.K, k = share.k;
+  group_in_shared<In, BinFn, Op, WarpPrivate> acc(shared_bytes, f, op, static_cast<int>(group_of.d),
+                                                  group_low(g, group_of), group_length(g, group_of, num_bins), M);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  T* sub = subs + (warp % M) * stride;
-  int* sub_locks = locked ? locks + (warp % M) * stride : nullptr;
-  auto update = [&](auto b, const T& v) {
-    atomic_update<memory_level::shared>(op, sub + b, v, locked ? sub_locks + b : nullptr);
-  };
-  constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
-  // cas: a lost update waits in registers (deferred_cas.cuh). Always here: uniform RF = 63 with the plain loop took
-  // 1410-1849 us at H = 196608..1572864 on the lent H100, 840-1319 us with it (2026-11-22).
-  deferred_cas_updater<Op> deferred(op);
-  const int sub_at = (warp % M) * stride;
   const unsigned* first = offsets + std::int64_t{g} * slice_tiles;
   const unsigned* next = offsets + std::int64_t{g + 1} * slice_tiles;
   // This block's tiles are k + K * j; warp w takes j = w, w + warps, ... (so that a block with few tiles still
@@ -322,29 +476,13 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
     const bool has_tile = tile < tiles;
     const unsigned begin = has_tile ? first[tile] : 0u;
     const unsigned end = has_tile ? next[tile] : 0u;
-    // WarpPrivate: all 32 lanes call this together; f is applied only where `valid` (a lane past the run's end
-    // holds no record).
-    auto visit_together = [&](bool valid, const In& x) {
-      bin_update<T> u{-1, identity};
-      if (valid) u = f(x);
-      warp_private_update(op, sub, valid, static_cast<int>(u.bin) - static_cast<int>(lo), len, u.value);
-    };
-    auto visit = [&](const In& x) {
-      const bin_update<T> u = f(x);
-      // In [0, len): the first pass kept only this group's inputs here. 32-bit arithmetic (bins are below 2^31):
-      // this pass too is bound by instruction issue.
-      const int b = static_cast<int>(u.bin) - static_cast<int>(lo);
-      if constexpr (use_warp_aggregation<Op, memory_level::shared>) warp_aggregated_update(op, b, len, u.value, update);
-      else if constexpr (cas) deferred.update(subs, sub_at + b, u.value);
-      else update(b, u.value);
-    };
     // Runs are short (tens of records), so a warp loads the first two rounds of `unroll` runs before using any:
     // one memory latency per `unroll` runs instead of one per run and round.
     constexpr int unroll = 4, rounds = 2;
     for (int l0 = 0; l0 < 32; l0 += unroll) {
       unsigned b0[unroll], e0[unroll];
-      const In* run[unroll];
-      In x[unroll][rounds];
+      const Record* run[unroll];
+      Record x[unroll][rounds];
 #pragma unroll
       for (int u = 0; u < unroll; ++u) {
         b0[u] = __shfl_sync(0xffffffffu, begin, l0 + u);
@@ -360,7 +498,7 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
         for (int u = 0; u < unroll; ++u) {
 #pragma unroll
           for (int r = 0; r < rounds; ++r)
-            if (b0[u] + 32 * r < e0[u]) visit_together(b0[u] + lane + 32 * r < e0[u], x[u][r]);
+            if (b0[u] + 32 * r < e0[u]) acc.visit_together(b0[u] + lane + 32 * r < e0[u], x[u][r]);
           constexpr int loads = 4;
           for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32) {
             In y[loads];
@@ -369,48 +507,33 @@ __global__ void __launch_bounds__(partition_block, partition_blocks_per_sm) grou
               if (i0 + lane + 32 * q < e0[u]) y[q] = run[u][i0 + lane + 32 * q];
 #pragma unroll
             for (int q = 0; q < loads; ++q)
-              if (i0 + 32 * q < e0[u]) visit_together(i0 + lane + 32 * q < e0[u], y[q]);
+              if (i0 + 32 * q < e0[u]) acc.visit_together(i0 + lane + 32 * q < e0[u], y[q]);
           }
         }
-        continue;
-      }
+      } else {
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) {
+        for (int u = 0; u < unroll; ++u) {
 #pragma unroll
-        for (int r = 0; r < rounds; ++r)
-          if (b0[u] + lane + 32 * r < e0[u]) visit(x[u][r]);
-        // The rest of long runs (a group's share of a tile is ~256 records at 32 groups; skewed input: a whole
-        // tile), four loads in flight at a time (H100, H = 196608, 64 groups: 142 us; 8 loads 160 us, 16 loads
-        // 239 us: the guarded loads cost more instructions than the latency they hide).
-        constexpr int loads = 4;
-        for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32) {
-          In y[loads];
+          for (int r = 0; r < rounds; ++r)
+            if (b0[u] + lane + 32 * r < e0[u]) acc.visit_record(x[u][r]);
+          // The rest of long runs (a group's share of a tile is ~256 records at 32 groups; skewed input: a whole
+          // tile), four loads in flight at a time (H100, H = 196608, 64 groups: 142 us; 8 loads 160 us, 16 loads
+          // 239 us: the guarded loads cost more instructions than the latency they hide).
+          constexpr int loads = 4;
+          for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32) {
+            Record y[loads];
 #pragma unroll
-          for (int q = 0; q < loads; ++q)
-            if (i + 32 * q < e0[u]) y[q] = run[u][i + 32 * q];
+            for (int q = 0; q < loads; ++q)
+              if (i + 32 * q < e0[u]) y[q] = run[u][i + 32 * q];
 #pragma unroll
-          for (int q = 0; q < loads; ++q)
-            if (i + 32 * q < e0[u]) visit(y[q]);
+            for (int q = 0; q < loads; ++q)
+              if (i + 32 * q < e0[u]) acc.visit_record(y[q]);
+          }
         }
       }
     }
   }
-  if constexpr (cas) deferred.flush(subs);
-  __syncthreads();
-  // Merge: the group's only block owns its bins in dest; otherwise the global atomic (and lock, for xcg).
-  // (Starting the K blocks of a group at different bins, so that they would not queue on the same addresses, made
-  // a Zipf-like input slower on the H100: pass 2 251 -> 401 us at H = 196608.)
-  for (std::int64_t b = threadIdx.x; b < len; b += blockDim.x) {
-    T acc = subs[b];
-    for (int m = 1; m < M; ++m) acc = op(acc, subs[m * stride + b]);
-    if (K > 1 && rows != nullptr) {
-      rows[std::int64_t{block} * stride + b] = acc;  // every bin: merge_group_rows_kernel reads the whole row
-      continue;
-    }
-    if (bitwise_equal(acc, identity)) continue;
-    if (K == 1) dest[lo + b] = op(dest[lo + b], acc);
-    else atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
-  }
+  acc.finish(block, K, false, dest, dest_locks, rows);
 }
 
 /// After group_histogram_kernel with rows: bin b of a group with K > 1 blocks gets the fold of its K rows (a group

@@ -24,10 +24,12 @@ namespace ghist::detail {
 inline constexpr int partition_block = 512;  ///< threads per block of both passes
 inline constexpr int partition_items = 16;   ///< inputs per thread per tile in the first pass
 inline constexpr std::int64_t partition_tile = std::int64_t{partition_block} * partition_items;
-inline constexpr int max_partition_groups = 1024;  ///< a tile's group counts are scanned by one block
+inline constexpr int max_partition_groups = 1024;  ///< the tile layout's groups (its offsets table has a row each)
+/// The counted layout's groups (pass 1 keeps a count, a start and a cursor per group in shared memory).
+inline constexpr int max_counted_groups = 4096;
 inline constexpr int partition_rank_bits = 13;     ///< a rank within a tile's group is below 2^13 = partition_tile
 static_assert(partition_block * partition_items <= (1 << partition_rank_bits), "ranks fit their bits");
-static_assert(max_partition_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
+static_assert(max_counted_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
 inline constexpr std::int64_t partition_slice_tiles = 8192;  ///< 64M inputs per slice
 
 /// The passes' occupancy (launch bounds). Pass 1 at 3 blocks per SM spills (40 registers), at 2 it does not (64):
@@ -66,6 +68,7 @@ struct group_divider {
 struct partition_layout {
   std::int64_t slice_tiles = 0;
   std::size_t records = 0, offsets = 0, totals = 0, starts = 0, locks = 0, rows = 0, bytes = 0;
+  std::size_t record_starts = 0;  ///< the counted layout's first record of each group (groups + 1)
 };
 
 inline std::size_t partition_align(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -91,6 +94,78 @@ inline partition_layout make_partition_layout(std::int64_t n, int groups, std::s
   l.rows = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
   l.bytes = l.rows + partition_align(rows_bytes);
   return l;
+}
+
+/// The counted layout (plan::counted_groups, kernel_partition_counted.cuh): the first pass's blocks each take one
+/// of at most `ranges` equal runs of a slice's tiles, so its table has groups rows of `ranges` counts (then starts),
+/// in place of the tile layout's offsets; records of a group are contiguous.
+inline partition_layout make_counted_partition_layout(std::int64_t n, int groups, int ranges, std::size_t record_bytes,
+                                                      std::int64_t num_bins, bool with_locks,
+                                                      std::size_t rows_bytes = 0) {
+  partition_layout l = make_partition_layout(n, groups, record_bytes, num_bins, with_locks, rows_bytes);
+  const auto tiles = static_cast<std::size_t>(l.slice_tiles);
+  const auto g = static_cast<std::size_t>(groups);
+  l.records = 0;
+  l.offsets = partition_align(tiles * static_cast<std::size_t>(partition_tile) * record_bytes);
+  l.totals = l.offsets + partition_align(g * static_cast<std::size_t>(ranges) * sizeof(std::uint32_t));
+  l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
+  l.record_starts = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.locks = l.record_starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.rows = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
+  l.bytes = l.rows + partition_align(rows_bytes);
+  return l;
+}
+
+/// The counted layout's first-pass ranges on a device: one per resident block of its partitioning kernel.
+inline int counted_partition_ranges(int sm_count) { return sm_count * partition_pass1_blocks_per_sm; }
+
+/// The partitioned strategy's records for unit increments (problem::unit_increments), in both layouts: each input's
+/// bin within its group in 16 bits instead of the input, so that the partition writes and the second pass reads
+/// half the bytes of 4-byte inputs (H100, 50M inputs: bench/NOTES.md, twelfth session). A group then holds at most
+/// 2^16 bins.
+inline constexpr std::int64_t max_local_bin_group = std::int64_t{1} << 16;
+inline constexpr std::size_t partition_record_bytes(std::size_t input_bytes, bool unit_increments) {
+  return unit_increments ? sizeof(std::uint16_t) : input_bytes;
+}
+
+/// Whether the counted layout's partitioning kernel can keep a 32-byte sector per group (its head, written whole
+/// once complete; kernel_partition_counted.cuh): records whose size divides 32.
+inline constexpr bool counted_sector_records(std::size_t record_bytes) {
+  return record_bytes > 0 && record_bytes <= 16 && 32 % record_bytes == 0;
+}
+
+/// Shared memory of the counted layout's partitioning kernel: the staging tile and each staged record's group
+/// (16 bits), with sector_buffers a 32-byte head sector per group, and per group its count, start (groups + 1)
+/// and cursor, and the block scan's warp sums.
+inline constexpr std::size_t counted_pass1_shared_bytes(std::size_t record_bytes, int groups,
+                                                        bool sector_buffers = false) {
+  return static_cast<std::size_t>(partition_tile) * (record_bytes + sizeof(std::uint16_t)) +
+         (sector_buffers ? 32 * static_cast<std::size_t>(groups) : 0) +
+         (3 * static_cast<std::size_t>(groups) + 1 + partition_block / 32) * sizeof(std::uint32_t);
+}
+
+/// The counted layout keeps head sectors from this many groups on. They cost instructions (the kernel is then bound
+/// by issue) and save DRAM traffic once a tile's runs are short: H100, 50M inputs, 16-bit records, partitioning
+/// pass alone (ncu): H = 16M, 289 groups (runs of ~28 records), 312 us without, 406 with; H = 100M, 1721 groups
+/// (~5 records), 817 us without (560 MB read, 395 MB written), 570 with (241 / 118 MB).
+inline constexpr int counted_sector_buffer_min_groups = 512;
+
+/// Whether the counted layout's partitioning kernel keeps head sectors (counted_sector_records) on a device whose
+/// blocks may opt in to shared_optin bytes.
+inline constexpr bool counted_sector_buffers(std::size_t record_bytes, int groups, std::size_t shared_optin) {
+  return groups >= counted_sector_buffer_min_groups && counted_sector_records(record_bytes) &&
+         counted_pass1_shared_bytes(record_bytes, groups, true) <= shared_optin;
+}
+
+/// The workspace of a partitioned plan in either layout (plan::counted_groups), for inputs of input_bytes.
+inline partition_layout make_partition_layout_for(bool counted, std::int64_t n, int groups, int sm_count,
+                                                  std::size_t input_bytes, bool unit_increments,
+                                                  std::int64_t num_bins, bool with_locks,
+                                                  std::size_t rows_bytes = 0) {
+  const std::size_t record_bytes = partition_record_bytes(input_bytes, unit_increments);
+  if (!counted) return make_partition_layout(n, groups, record_bytes, num_bins, with_locks, rows_bytes);
+  return make_counted_partition_layout(n, groups, counted_partition_ranges(sm_count), record_bytes, num_bins,
+                                       with_locks, rows_bytes);
 }
 
 }  // namespace ghist::detail

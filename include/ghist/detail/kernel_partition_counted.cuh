@@ -1,0 +1,317 @@
+// The counted layout of the partitioned strategy (plan::counted_groups), for many groups (huge H). The tile layout
+// (kernel_partition.cuh) keeps each tile's records in the tile's own slot, so the second pass reads a run per tile
+// and group: with hundreds of groups a run is a few records (H = 16777216 in 289 groups: ~28), and the offsets
+// table has a row per group. Here a counting pass comes first, so that every group's records end up contiguous:
+//
+//   1. count_groups_kernel: the slice is cut into `ranges` equal runs of tiles, one per first-pass block; each
+//      block counts its range's inputs per group (table[g * ranges + r]).
+//   2. scan_group_counts_kernel: each group's row becomes the exclusive scan over ranges (where range r starts
+//      within the group) and the group's total; assign_group_blocks_kernel then gives each group its second-pass
+//      blocks and its first record (the scan of the totals).
+//   3. partition_counted_kernel: block r ranks each tile of its range by group (rank_tile, as the tile layout
+//      does), stages it ordered by group in shared memory and appends each group's run at the group's cursor: its
+//      writes land in ranges of their own, with no global atomics. With many groups (short runs per tile) each
+//      group's partly written sector waits in shared memory until it is whole (sector_buffers).
+//   4. contiguous_group_histogram_kernel: a block histograms its share of one group's records, read as one
+//      contiguous stream, in shared memory (group_in_shared, as the tile layout's second pass).
+// The count reads the input once more, which the long contiguous reads of the second pass pay for when the
+// groups are many; the planner takes this layout from planner_constants::partition_counted_min_groups groups.
+// Records are the inputs, or for unit increments their 16-bit bins within the group (partition_record_t).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "ghist/detail/kernel_partition.cuh"
+
+namespace ghist::detail {
+
+/// The tiles [first, last) of range r of `ranges` (the same split in passes 1 and 3).
+struct range_tiles {
+  std::int64_t first, last;
+};
+__device__ __forceinline__ range_tiles tiles_of_range(std::int64_t tiles, int r, int ranges) {
+  return {tiles * r / ranges, tiles * (r + 1) / ranges};
+}
+
+/// Pass 1: block r (of gridDim.x = ranges) counts its range's inputs per group into column r of the table.
+template <class In, class BinFn>
+__global__ void __launch_bounds__(partition_block) count_groups_kernel(const In* input, std::int64_t n, BinFn f,
+                                                                       std::int64_t num_bins,
+                                                                       group_divider group_of, int groups,
+                                                                       unsigned* table) {
+  extern __shared__ unsigned group_counts[];  // groups
+  const int r = blockIdx.x, ranges = gridDim.x;
+  for (int g = threadIdx.x; g < groups; g += blockDim.x) group_counts[g] = 0;
+  __syncthreads();
+  const range_tiles t = tiles_of_range((n + partition_tile - 1) / partition_tile, r, ranges);
+  const std::int64_t end = t.last * partition_tile < n ? t.last * partition_tile : n;
+  auto count = [&](const In& x) {
+    const std::int64_t bin = f(x).bin;
+    if (static_cast<std::uint64_t>(bin) < static_cast<std::uint64_t>(num_bins))  // 0 <= bin < num_bins
+      atomicAdd(&group_counts[group_of(static_cast<std::uint32_t>(bin))], 1u);
+  };
+  constexpr int loads = 8;  // in flight per thread
+  const std::int64_t step = blockDim.x;
+  std::int64_t i = t.first * partition_tile + threadIdx.x;
+  for (; i + (loads - 1) * step < end; i += loads * step) {
+    In x[loads];
+#pragma unroll
+    for (int q = 0; q < loads; ++q) x[q] = input[i + q * step];
+#pragma unroll
+    for (int q = 0; q < loads; ++q) count(x[q]);
+  }
+  for (; i < end; i += step) count(input[i]);
+  __syncthreads();
+  for (int g = threadIdx.x; g < groups; g += blockDim.x) table[std::int64_t{g} * ranges + r] = group_counts[g];
+}
+
+/// Pass 2, a warp per group: row g of the table (`ranges` counts) becomes its exclusive scan, and totals[g] the
+/// row's sum. (A template only so that the header can define it in every translation unit.)
+template <class Count = unsigned>
+__global__ void __launch_bounds__(256) scan_group_counts_kernel(Count* table, int groups, int ranges,
+                                                                unsigned long long* totals) {
+  const std::int64_t g = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  if (g >= groups) return;
+  const int lane = threadIdx.x % 32;
+  Count* row = table + g * ranges;
+  const int per = (ranges + 31) / 32;
+  const int begin = lane * per, end = begin + per < ranges ? begin + per : ranges;
+  unsigned own = 0;
+  for (int i = begin; i < end; ++i) own += row[i];
+  unsigned inclusive = own;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += up;
+  }
+  unsigned before = inclusive - own;
+  for (int i = begin; i < end; ++i) {
+    const unsigned c = row[i];
+    row[i] = before;
+    before += c;
+  }
+  if (lane == 31) totals[g] = inclusive;
+}
+
+/// Pass 3's records per 32-byte sector, the unit in which L2 and DRAM take writes.
+template <class Record>
+inline constexpr int records_per_sector = sizeof(Record) <= 32 ? static_cast<int>(32 / sizeof(Record)) : 1;
+
+/// Pass 3: block r (of gridDim.x = ranges, as in pass 1) writes each group's records of its range at the group's
+/// first record (record_starts) plus the range's start within the group (the scanned table). Record is In or, for
+/// unit increments, the 16-bit bin within the group.
+///
+/// With many groups a tile holds a few records of each (H = 100M in 1721 groups: ~5), so writing them where they go
+/// leaves partly written 32-byte sectors all over the workspace, which L2 evicts before the block's next tile
+/// completes them: each is then merged with a DRAM read and written again (H100, H = 100M: 560 MB read and 395 MB
+/// written for 200 MB of input and 100 MB of records, 817 us). With `sector_buffers` each group keeps the sector
+/// its cursor is in (the head) in shared memory, and the records of a tile go to (A) the head, or straight to
+/// global memory when they fill a whole sector of their own, then (B) a head that the tile completed is written as
+/// one 32-byte store, then (C) the records past it start the new head. Only a range's first and last sector of
+/// each group are written in part.
+template <class In, class BinFn, class Record>
+__global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm) partition_counted_kernel(
+    const In* input, std::int64_t n, BinFn f, std::int64_t num_bins, group_divider group_of, int groups,
+    const unsigned* table, const unsigned* record_starts, Record* records, bool sector_buffers) {
+  constexpr bool local_bins = !std::is_same_v<Record, In>;
+  constexpr int per = records_per_sector<Record>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Record* staging = reinterpret_cast<Record*>(shared_bytes);  // the tile ordered by group
+  Record* heads = staging + partition_tile;                 // sector_buffers: per records per group
+  auto* staged_group = reinterpret_cast<std::uint16_t*>(heads + (sector_buffers ? std::int64_t{groups} * per : 0));
+  unsigned* counts = reinterpret_cast<unsigned*>(staged_group + partition_tile);
+  unsigned* starts = counts + groups;   // groups + 1
+  unsigned* cursors = starts + groups + 1;
+  unsigned* warp_sums = cursors + groups;  // partition_block / 32
+  const int r = blockIdx.x, ranges = gridDim.x;
+  auto range_start = [&](int g) { return record_starts[g] + table[std::int64_t{g} * ranges + r]; };
+  for (int g = threadIdx.x; g < groups; g += partition_block) {
+    cursors[g] = range_start(g);
+    counts[g] = 0;
+  }
+  __syncthreads();
+  // Writes head records [from, to) of group g one by one: the part of a sector that the range shares with another.
+  auto write_part = [&](int g, unsigned from, unsigned to) {
+    for (unsigned d = from; d < to; ++d) records[d] = heads[g * per + d % per];
+  };
+  const range_tiles t = tiles_of_range((n + partition_tile - 1) / partition_tile, r, ranges);
+  auto tile_size = [&](std::int64_t tile) {
+    return n - tile * partition_tile < partition_tile ? n - tile * partition_tile : partition_tile;
+  };
+  // The next tile's loads are issued as soon as this tile's inputs are no longer needed (after the ranking, or for
+  // input records after staging), into the same registers, so that they are in flight while the block scans and
+  // writes (H100, H = 16M, 289 groups: see partition_plan in src/planner.cpp).
+  In x[partition_items];
+  auto load = [&](std::int64_t tile) {
+    if (tile >= t.last) return;
+    if (tile_size(tile) == partition_tile) load_tile<true>(input + tile * partition_tile, partition_tile, x);
+    else load_tile<false>(input + tile * partition_tile, tile_size(tile), x);
+  };
+  load(t.first);
+  for (std::int64_t tile = t.first; tile < t.last; ++tile) {
+    const std::int64_t in_tile = tile_size(tile);
+    int slot[partition_items];
+    unsigned local[partition_items];
+    if (in_tile == partition_tile)
+      rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
+    else
+      rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
+    if constexpr (local_bins) load(tile + 1);
+    __syncthreads();
+    block_exclusive_scan(counts, starts, groups, warp_sums);
+    __syncthreads();
+    constexpr int rank_mask = (1 << partition_rank_bits) - 1;
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j) {
+      if (slot[j] < 0) continue;
+      const int g = slot[j] >> partition_rank_bits, at = static_cast<int>(starts[g]) + (slot[j] & rank_mask);
+      if constexpr (local_bins) staging[at] = static_cast<Record>(local[j]);
+      else staging[at] = x[j];
+      staged_group[at] = static_cast<std::uint16_t>(g);
+    }
+    if constexpr (!local_bins) load(tile + 1);
+    __syncthreads();
+    // (A) Consecutive threads take consecutive records of a group's run.
+    auto end_of = [&](int g) { return cursors[g] + (starts[g + 1] - starts[g]); };
+    const int kept = static_cast<int>(starts[groups]);
+    for (int i = threadIdx.x; i < kept; i += partition_block) {
+      const int g = staged_group[i];
+      const unsigned d = cursors[g] + (i - starts[g]);
+      if (!sector_buffers) records[d] = staging[i];
+      else if (d / per == cursors[g] / per) heads[g * per + d % per] = staging[i];
+      else if (d / per < end_of(g) / per) records[d] = staging[i];
+    }
+    if (sector_buffers) {
+      __syncthreads();
+      // (B) Heads this tile completed.
+      for (int g = threadIdx.x; g < groups; g += partition_block) {
+        const unsigned head = cursors[g] / per;
+        if (end_of(g) / per == head) continue;
+        const unsigned first = range_start(g);
+        if (first > head * per) {
+          write_part(g, first, (head + 1) * per);
+        } else {
+          const uint4* from = reinterpret_cast<const uint4*>(heads + g * per);
+          uint4* to = reinterpret_cast<uint4*>(records + std::int64_t{head} * per);
+#pragma unroll
+          for (int q = 0; q < per * static_cast<int>(sizeof(Record)) / 16; ++q) to[q] = from[q];
+        }
+      }
+      __syncthreads();
+      // (C) The records past the last whole sector start the new head.
+      for (int i = threadIdx.x; i < kept; i += partition_block) {
+        const int g = staged_group[i];
+        const unsigned d = cursors[g] + (i - starts[g]), end = end_of(g);
+        if (d / per == end / per && end / per != cursors[g] / per) heads[g * per + d % per] = staging[i];
+      }
+    }
+    __syncthreads();
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      cursors[g] += starts[g + 1] - starts[g];
+      counts[g] = 0;
+    }
+    __syncthreads();
+  }
+  if (sector_buffers) {  // the heads left: the part of each last sector that this range wrote
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      const unsigned head_first = cursors[g] / per * per, first = range_start(g);
+      write_part(g, first > head_first ? first : head_first, cursors[g]);
+    }
+  }
+}
+
+/// Overwriting, before pass 4: the groups that several blocks merge into with atomics start from the identity (a
+/// group's only block writes its bins itself).
+template <class T>
+__global__ void __launch_bounds__(256) fill_shared_groups_kernel(const unsigned* starts, int groups,
+                                                                 group_divider group_of, std::int64_t num_bins,
+                                                                 T identity, T* dest) {
+  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
+    if (starts[g + 1] - starts[g] < 2) continue;
+    const std::int64_t lo = std::int64_t{g} * static_cast<int>(group_of.d);
+    const std::int64_t hi = lo + static_cast<int>(group_of.d) < num_bins ? lo + static_cast<int>(group_of.d) : num_bins;
+    for (std::int64_t b = lo + threadIdx.x; b < hi; b += blockDim.x) dest[b] = identity;
+  }
+}
+
+/// Pass 4 over 16-bit local-bin records [begin, end): 16-byte loads of 8 records, four in flight per thread (two
+/// bytes per thread and load would keep a quarter of the bytes in flight that the read rate needs); the records
+/// array is 16-byte aligned, the unaligned head and tail go one record per thread.
+template <class Acc>
+__device__ __forceinline__ void count_local_bin_records(const std::uint16_t* records, std::int64_t begin,
+                                                        std::int64_t end, Acc& acc) {
+  const std::int64_t step = blockDim.x;
+  const std::int64_t body_first = (begin + 7) / 8 * 8 < end ? (begin + 7) / 8 * 8 : end;
+  const std::int64_t body_last = end / 8 * 8 > body_first ? end / 8 * 8 : body_first;
+  for (std::int64_t i = begin + threadIdx.x; i < body_first; i += step) acc.count(records[i]);
+  for (std::int64_t i = body_last + threadIdx.x; i < end; i += step) acc.count(records[i]);
+  const uint4* vectors = reinterpret_cast<const uint4*>(records);
+  const std::int64_t v_end = body_last / 8;
+  auto count_vector = [&](const uint4& v) {
+    for (const unsigned w : {v.x, v.y, v.z, v.w}) {
+      acc.count(w & 0xffffu);
+      acc.count(w >> 16);
+    }
+  };
+  constexpr int loads = 4;
+  std::int64_t v = body_first / 8 + threadIdx.x;
+  for (; v + (loads - 1) * step < v_end; v += loads * step) {
+    uint4 y[loads];
+#pragma unroll
+    for (int q = 0; q < loads; ++q) y[q] = vectors[v + q * step];
+#pragma unroll
+    for (int q = 0; q < loads; ++q) count_vector(y[q]);
+  }
+  for (; v < v_end; v += step) count_vector(vectors[v]);
+}
+
+/// Pass 4: block b histograms its share k of group g's K blocks (starts[g] <= b < starts[g + 1]): the records
+/// [record_starts[g], record_starts[g + 1]) split in K equal parts. `overwrite`: a group's only block writes all
+/// its bins (with groups without records given one block each). Threads: the block's (second_pass_threads).
+template <class In, class BinFn, class Op, class Record, bool WarpPrivate = false, int Threads = partition_block>
+__global__ void __launch_bounds__(Threads, partition_block * partition_blocks_per_sm / Threads)
+    contiguous_group_histogram_kernel(
+    const Record* records, const unsigned* record_starts, const unsigned* starts, int groups, BinFn f, Op op,
+    typename Op::value_type* dest, int* dest_locks, typename Op::value_type* rows, std::int64_t num_bins,
+    group_divider group_of, int M, bool overwrite) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  const unsigned block = blockIdx.x;
+  if (block >= starts[groups]) return;
+  const group_share share = group_of_block(starts, groups, block);
+  const int g = share.group;
+  group_in_shared<In, BinFn, Op, WarpPrivate> acc(shared_bytes, f, op, static_cast<int>(group_of.d),
+                                                  group_low(g, group_of), group_length(g, group_of, num_bins), M);
+  const std::int64_t first = record_starts[g], count = std::int64_t{record_starts[g + 1]} - first;
+  const std::int64_t begin = first + count * share.k / share.K, end = first + count * (share.k + 1) / share.K;
+  constexpr int loads = 8;  // in flight per thread
+  const std::int64_t step = blockDim.x;
+  if constexpr (!std::is_same_v<Record, In>) {
+    count_local_bin_records(records, begin, end, acc);
+  } else if constexpr (WarpPrivate) {
+    // Every lane of a warp steps together: a step runs while any lane of the warp has a record.
+    const std::int64_t warp_first = begin + threadIdx.x / 32 * 32, lane = threadIdx.x % 32;
+    for (std::int64_t i0 = warp_first; i0 < end; i0 += loads * step) {
+      In y[loads];
+#pragma unroll
+      for (int q = 0; q < loads; ++q)
+        if (i0 + lane + q * step < end) y[q] = records[i0 + lane + q * step];
+#pragma unroll
+      for (int q = 0; q < loads; ++q)
+        if (i0 + q * step < end) acc.visit_together(i0 + lane + q * step < end, y[q]);
+    }
+  } else {
+    std::int64_t i = begin + threadIdx.x;
+    for (; i + (loads - 1) * step < end; i += loads * step) {
+      In y[loads];
+#pragma unroll
+      for (int q = 0; q < loads; ++q) y[q] = records[i + q * step];
+#pragma unroll
+      for (int q = 0; q < loads; ++q) acc.visit(y[q]);
+    }
+    for (; i < end; i += step) acc.visit(records[i]);
+  }
+  acc.finish(block, share.K, overwrite, dest, dest_locks, rows);
+}
+
+}  // namespace ghist::detail
