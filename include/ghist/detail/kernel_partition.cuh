@@ -51,6 +51,33 @@ struct partition_traits<element_source<In, BinFn>> {
   static constexpr std::size_t record_bytes = sizeof(In) <= 16 ? sizeof(In) : 0;
 };
 
+/// Inclusive scan of v over the lanes of a (full) warp.
+__device__ __forceinline__ unsigned warp_inclusive_scan(unsigned v) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const unsigned up = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += up;
+  }
+  return v;
+}
+
+/// fn(data[i]) for i = first, first + step, ... below end, `Loads` loads in flight per thread (all issued before
+/// the first is used), the rest one at a time.
+template <int Loads, class T, class Fn>
+__device__ __forceinline__ void for_each_strided(const T* data, std::int64_t first, std::int64_t end,
+                                                 std::int64_t step, Fn fn) {
+  std::int64_t i = first;
+  for (; i + (Loads - 1) * step < end; i += Loads * step) {
+    T x[Loads];
+#pragma unroll
+    for (int q = 0; q < Loads; ++q) x[q] = data[i + q * step];
+#pragma unroll
+    for (int q = 0; q < Loads; ++q) fn(x[q]);
+  }
+  for (; i < end; i += step) fn(data[i]);
+}
+
 /// Exclusive scan of counts[0, count) into offsets[0, count], offsets[count] = total, by one block of
 /// partition_block threads, each scanning a run of ceil(count / partition_block) counts (count <=
 /// max_counted_groups + 1). `warp_sums` holds partition_block / 32 values. counts and offsets may be the same array.
@@ -61,22 +88,12 @@ __device__ __forceinline__ void block_exclusive_scan(const unsigned* counts, uns
   const int begin = t * per, end = begin + per < count ? begin + per : count;
   unsigned own = 0;
   for (int i = begin; i < end; ++i) own += counts[i];
-  unsigned inclusive = own;
-#pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += up;
-  }
+  const unsigned inclusive = warp_inclusive_scan(own);
   if (lane == 31) warp_sums[warp] = inclusive;
   __syncthreads();
   if (warp == 0) {
     constexpr int warps = partition_block / 32;
-    unsigned w = lane < warps ? warp_sums[lane] : 0u;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const unsigned up = __shfl_up_sync(0xffffffffu, w, d);
-      if (lane >= d) w += up;
-    }
+    const unsigned w = warp_inclusive_scan(lane < warps ? warp_sums[lane] : 0u);
     if (lane < warps) warp_sums[lane] = w;  // inclusive over warps
   }
   __syncthreads();

@@ -51,17 +51,7 @@ __global__ void __launch_bounds__(partition_block) count_groups_kernel(const In*
     if (static_cast<std::uint64_t>(bin) < static_cast<std::uint64_t>(num_bins))  // 0 <= bin < num_bins
       atomicAdd(&group_counts[group_of(static_cast<std::uint32_t>(bin))], 1u);
   };
-  constexpr int loads = 8;  // in flight per thread
-  const std::int64_t step = blockDim.x;
-  std::int64_t i = t.first * partition_tile + threadIdx.x;
-  for (; i + (loads - 1) * step < end; i += loads * step) {
-    In x[loads];
-#pragma unroll
-    for (int q = 0; q < loads; ++q) x[q] = input[i + q * step];
-#pragma unroll
-    for (int q = 0; q < loads; ++q) count(x[q]);
-  }
-  for (; i < end; i += step) count(input[i]);
+  for_each_strided<8>(input, t.first * partition_tile + threadIdx.x, end, blockDim.x, count);
   __syncthreads();
   for (int g = threadIdx.x; g < groups; g += blockDim.x) table[std::int64_t{g} * ranges + r] = group_counts[g];
 }
@@ -79,12 +69,7 @@ __global__ void __launch_bounds__(256) scan_group_counts_kernel(Count* table, in
   const int begin = lane * per, end = begin + per < ranges ? begin + per : ranges;
   unsigned own = 0;
   for (int i = begin; i < end; ++i) own += row[i];
-  unsigned inclusive = own;
-#pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += up;
-  }
+  const unsigned inclusive = warp_inclusive_scan(own);
   unsigned before = inclusive - own;
   for (int i = begin; i < end; ++i) {
     const unsigned c = row[i];
@@ -246,24 +231,14 @@ __device__ __forceinline__ void count_local_bin_records(const std::uint16_t* rec
   const std::int64_t body_last = end / 8 * 8 > body_first ? end / 8 * 8 : body_first;
   for (std::int64_t i = begin + threadIdx.x; i < body_first; i += step) acc.count(records[i]);
   for (std::int64_t i = body_last + threadIdx.x; i < end; i += step) acc.count(records[i]);
-  const uint4* vectors = reinterpret_cast<const uint4*>(records);
-  const std::int64_t v_end = body_last / 8;
   auto count_vector = [&](const uint4& v) {
     for (const unsigned w : {v.x, v.y, v.z, v.w}) {
       acc.count(w & 0xffffu);
       acc.count(w >> 16);
     }
   };
-  constexpr int loads = 4;
-  std::int64_t v = body_first / 8 + threadIdx.x;
-  for (; v + (loads - 1) * step < v_end; v += loads * step) {
-    uint4 y[loads];
-#pragma unroll
-    for (int q = 0; q < loads; ++q) y[q] = vectors[v + q * step];
-#pragma unroll
-    for (int q = 0; q < loads; ++q) count_vector(y[q]);
-  }
-  for (; v < v_end; v += step) count_vector(vectors[v]);
+  for_each_strided<4>(reinterpret_cast<const uint4*>(records), body_first / 8 + threadIdx.x, body_last / 8, step,
+                      count_vector);
 }
 
 /// Pass 4: block b histograms its share k of group g's K blocks (starts[g] <= b < starts[g + 1]): the records
@@ -301,15 +276,7 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
         if (i0 + q * step < end) acc.visit_together(i0 + lane + q * step < end, y[q]);
     }
   } else {
-    std::int64_t i = begin + threadIdx.x;
-    for (; i + (loads - 1) * step < end; i += loads * step) {
-      In y[loads];
-#pragma unroll
-      for (int q = 0; q < loads; ++q) y[q] = records[i + q * step];
-#pragma unroll
-      for (int q = 0; q < loads; ++q) acc.visit(y[q]);
-    }
-    for (; i < end; i += step) acc.visit(records[i]);
+    for_each_strided<loads>(records, begin + threadIdx.x, end, step, [&](const In& x) { acc.visit(x); });
   }
   acc.finish(block, share.K, overwrite, dest, dest_locks, rows);
 }
