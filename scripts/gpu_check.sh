@@ -2,7 +2,8 @@
 # The full GPU check, in one command on a machine with a CUDA GPU:
 #   1. build for sm_90 (skipped with --no-build when a carried build folder is used),
 #   2. all host and GPU tests,
-#   3. compute-sanitizer memcheck and racecheck on a short subset (Sanitizer.*, the error tests),
+#   3. compute-sanitizer memcheck and racecheck on a short subset (Sanitizer.*, the error tests; the lock class's
+#      shared-memory locks, SanitizerLocks.*, under memcheck and synccheck only: racecheck does not model locks),
 #   4. which atomic instructions sm_90 got for each operator class (SASS of the test binary),
 #   5. the benchmark summary (when the benchmark was built),
 # and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
@@ -58,7 +59,7 @@ for exe in "$tests"/*/ghist_gpu_*_tests; do
   area=$(basename "$exe"); area=${area#ghist_gpu_}; area=${area%_tests}
   run_step "gpu tests ($area)" "gpu_tests_$area.log" "$exe" --gtest_brief=1
 done
-subset='Sanitizer.*:errors_fixture.*:GpuConvenience.*'
+subset='Sanitizer.*:SanitizerLocks.*:errors_fixture.*:GpuConvenience.*'
 run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter="$subset" --gtest_brief=1
 # The partitioned strategy's 16-bit records and head sectors (its kernels with tiles, partial tiles and empty groups).
@@ -71,7 +72,7 @@ run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --e
 run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
 run_step "sanitizer synccheck" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \
-  "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
+  "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*:SanitizerLocks.*' --gtest_brief=1
 
 # Which instruction each hardware atomic became on this architecture: per probe kernel, the atomic opcodes in its
 # SASS (ATOMS = shared, ATOMG/RED = global; *.CAS or *.CAST.SPIN = a compare-and-swap loop, not a native operation).

@@ -264,9 +264,13 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
-// A sub-histogram per warp for the lock class (xcg), when B / 32 of them fit: lanes fold equal bins with warp
-// shuffles and one lane per bin does a plain read-modify-write, so no lock is taken. On the lent H100 (2026-11-21,
-// N = 50M, seed 000's unpacked argmax) the lock path took 900-2800 us for H = 31..505; see bench/results/.
+// A sub-histogram per warp for the lock class (xcg) told RF > 8, when B / 32 of them fit: lanes fold equal bins with
+// warp shuffles and one lane per bin does a plain read-modify-write, so no lock is taken. On the lent H100
+// (2026-11-21, N = 50M, seed 000's unpacked argmax) the lock path took 900-2800 us for H = 31..505. Since the lock
+// takes an acquire and a release instead of two full fences and lanes match only after a failed try (2026-11-25),
+// the locked plan (the model's M) wins at RF 1: H = 31 / 127 / 505, warp-private 346 / 443 / 465 us, locked
+// M = 297 / 72 / 18 230 / 243 / 245; and loses at RF 63: 287 / 897 / 488 against 411 / 630 / 625
+// (bench/results/2026-11-25-h100-xcg-grid-lock-acquire-release-only.txt has the step before the try-first).
 // Also 32-bit compare-and-swap at RF >= 40 with >= 4 active bins, where the plain loop is bound by retries on the
 // active words (shared_plan) and the fold costs less. Lent H100, 2026-11-22, seed 000's saturating add, us, the
 // plain loop (one block per SM) -> warp-private: RF 63, H = 505 / 1009 / 1531 / 1801: 422 / 432 / 441 / 440 ->
@@ -279,7 +283,8 @@ bool warp_private_plan(const problem& p, const device_info& dev, const planner_c
   const double RF = race_factor_used(p);
   const bool contended_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && RF >= 40 &&
                              static_cast<double>(p.num_bins) / RF >= 4;
-  if ((p.op_class != atomic_class::xcg && !contended_cas) || p.n <= 0) return false;
+  const bool contended_xcg = p.op_class == atomic_class::xcg && RF > 8;
+  if ((!contended_xcg && !contended_cas) || p.n <= 0) return false;
   const int B = block_size(0, k.shared_block, dev);
   if (B % 32 != 0) return false;
   const i64 warps = B / 32;
@@ -447,10 +452,17 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     //   block per SM), 64 315. Fewer groups make longer runs but more merges (blocks x bins per group).
     // (cas at RF = 63 does better with 32 groups than 384 since its second pass merges through rows: lent H100,
     // 2026-11-22, H = 196608..1572864, 1567-1836 us against 1805-2665.)
+    // xcg at RF <= 8: k.partition_groups_locked groups, in the counted layout (one stream of records per group):
+    // lent H100, 2026-11-25, N = 50M uniform, H = 49152 / 196608 / 786432 / 1572864, us for 32 / 96 / 192 / 384 /
+    // 768 groups: 1594 / 2334 / 789 / 876 / 922; 1450 / 2035 / 698 / 788 / 836; - / 1910 / 682 / 746 / 777;
+    // - / 1874 / 686 / 746 / 767 (32 and 96 groups take the tile layout; why it is the slower one for the lock
+    // class since the try-first rounds of warp_aggregate.cuh was not measured).
     const bool contended_class = p.op_class != atomic_class::hdw;
     const bool many_groups = p.op_class == atomic_class::xcg && race_factor_used(p) > 8;
+    const bool locked_groups = p.op_class == atomic_class::xcg && !many_groups;
     group_bins = ceil_div(H, !contended_class ? k.partition_groups_hdw
                              : many_groups    ? k.partition_groups_contended
+                             : locked_groups  ? k.partition_groups_locked
                                               : k.partition_groups);
     const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(two_share / el));
     const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};

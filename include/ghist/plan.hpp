@@ -124,7 +124,8 @@ struct planner_constants {
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
-  int partition_groups = 32;             ///< for cas, and xcg with RF <= 8
+  int partition_groups = 32;             ///< for cas
+  int partition_groups_locked = 192;     ///< for xcg with RF <= 8
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 384;  ///< for xcg with RF > 8
   /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)

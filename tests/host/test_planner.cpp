@@ -258,19 +258,24 @@ TEST(PlannerH100, Switch) {
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
               sparse ? "shared:1,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
+    // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks.
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
               sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
-                     : "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
+                     : "shared:311,1 shared:19,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
   }
 }
 
 TEST(PlannerH100, WarpPrivateLockClass) {
-  // The lock class gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit: H = 31 and 400
-  // with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048; never hdw or cas,
-  // never make_shared_plan (eqs. 1-3 as the paper has them), never with a caller's M.
+  // The lock class told RF > 8 gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit:
+  // H = 31 and 400 with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
+  // never at RF <= 8 or unknown, never hdw or cas at RF 1, never make_shared_plan (eqs. 1-3 as the paper has them),
+  // never with a caller's M.
   const device_info dev = device_info::h100_sxm();
   for (std::int64_t H : {31, 400, 505, 900}) {
-    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, H), dev);
+    EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev).warp_private);
+    EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev).warp_private);
+    EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 8.0), dev).warp_private);
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, H, 63.0), dev);
     EXPECT_TRUE(pl.warp_private) << pl.to_string();
     EXPECT_EQ(pl.M, 32);
     EXPECT_EQ(pl.C, 32);
@@ -281,12 +286,12 @@ TEST(PlannerH100, WarpPrivateLockClass) {
     EXPECT_EQ(pl.temp_bytes, std::size_t(pl.grid) * H * 8u);
     EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
   }
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).warp_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 63.0), dev).warp_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31), dev).warp_private);
-  EXPECT_FALSE(ghist::make_shared_plan(paper_problem(atomic_class::xcg, 31), dev).warp_private);
+  EXPECT_FALSE(ghist::make_shared_plan(paper_problem(atomic_class::xcg, 31, 63.0), dev).warp_private);
   plan_overrides o;
   o.M = 8;
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 31), dev, o).warp_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 31, 63.0), dev, o).warp_private);
 }
 
 TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
@@ -905,7 +910,10 @@ TEST(PlannerH100, Partitioned) {
   // The lock class leaves a multi-pass shared plan for it (H = 49152: 3 passes), not a one-pass one (H = 12288).
   problem xcg_mid = paper_problem(atomic_class::xcg, 49152);
   xcg_mid.record_bytes = 4;
-  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
+  pl = ghist::make_plan(xcg_mid, dev);
+  EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_EQ(pl.S, 192) << "xcg at RF <= 8: partition_groups_locked groups, in the counted layout";
+  EXPECT_TRUE(pl.counted_groups);
   xcg_mid.num_bins = 12288;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
   // So does the compare-and-swap class (the packed argmax, 8 bytes: H = 49152 takes 2 passes).

@@ -20,16 +20,19 @@ __global__ void global_memory_kernel(Source src, Op op, typename Op::value_type*
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t sub_offset = (rank / C) * stride;
-  auto update = [&](std::int64_t b, const T& v) {
-    atomic_update<memory_level::global>(op, subs + sub_offset + b, v, locked ? locks + sub_offset + b : nullptr);
+  auto slot = [&](std::int64_t b) {
+    return bin_slot<T>{subs + sub_offset + b, locked ? locks + sub_offset + b : nullptr};
   };
   src.for_each(rank, threads, [&](const bin_update<T>& u) {
     const std::int64_t b = u.bin - lo;
     const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
     if constexpr (!use_warp_aggregation<Op, memory_level::global>) {
-      if (in_chunk) update(b, u.value);
+      if (in_chunk) {
+        const bin_slot<T> s = slot(b);
+        atomic_update<memory_level::global>(op, s.value, u.value, s.lock);
+      }
     } else {
-      if (in_chunk) warp_aggregated_update(op, b, len, u.value, update);
+      if (in_chunk) warp_aggregated_update<memory_level::global>(op, b, len, u.value, slot);
     }
   });
 }

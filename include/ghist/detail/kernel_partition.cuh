@@ -386,12 +386,14 @@ class group_in_shared {
     // In [0, len): the first pass kept only this group's inputs. 32-bit arithmetic (bins are below 2^31): the pass
     // is bound by instruction issue.
     const int b = static_cast<int>(u.bin) - static_cast<int>(lo_);
-    auto update = [&](auto bin, const T& v) {
-      atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + bin, v, locked ? locks_ + sub_at_ + bin : nullptr);
+    auto slot = [&](auto bin) {
+      const int at = sub_at_ + static_cast<int>(bin);
+      return bin_slot<T>{subs_ + at, locked ? locks_ + at : nullptr};
     };
-    if constexpr (use_warp_aggregation<Op, memory_level::shared>) warp_aggregated_update(op_, b, len_, u.value, update);
+    if constexpr (use_warp_aggregation<Op, memory_level::shared>)
+      warp_aggregated_update<memory_level::shared>(op_, b, len_, u.value, slot);
     else if constexpr (cas) deferred_.update(subs_, sub_at_ + b, u.value);  // a lost update waits in registers
-    else update(b, u.value);
+    else atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, u.value, nullptr);
   }
 
   /// A 16-bit record of unit increments (counted_record_bytes): adds 1 to the group's bin b.

@@ -61,9 +61,13 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       if constexpr (locked) locks[i] = 0;
     }
     __syncthreads();
-    auto update = [&](std::int64_t b, const T& v) {
+    auto slot = [&](std::int64_t b) {
       const int at = sub_offset + static_cast<int>(b);
-      atomic_update<memory_level::shared>(op, subs + at, v, locked ? locks + at : nullptr);
+      return bin_slot<T>{subs + at, locked ? locks + at : nullptr};
+    };
+    auto update = [&](std::int64_t b, const T& v) {
+      const bin_slot<T> s = slot(b);
+      atomic_update<memory_level::shared>(op, s.value, v, s.lock);
     };
     if constexpr (WarpPrivate) {
       src.for_each_uniform(rank, threads, [&](bool valid, const bin_update<T>& u) {
@@ -76,7 +80,7 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
         if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
-          if (in_chunk) warp_aggregated_update(op, b, len, u.value, update);
+          if (in_chunk) warp_aggregated_update<memory_level::shared>(op, b, len, u.value, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {

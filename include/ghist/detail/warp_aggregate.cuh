@@ -1,6 +1,7 @@
 // Warp aggregation of equal bins (seed 002 section 9.7): lanes of a warp that update the same bin fold their values
 // first, and only one lane per bin touches memory. It turns a skewed input (all in one bin, Zipf) from 32
-// serialised lock handovers per warp into one, but costs a match and a max-reduction for every input, hit or not.
+// serialised lock handovers per warp into one, but costs a match and a max-reduction for every input, hit or not
+// (the lock class pays them only in the warps where a lock was taken: warp_aggregated_update).
 //
 // Where it pays (lent H100, 2026-11-21, N = 50M, seed 000's input; scripts/gpu_check.sh benchmark):
 //  - the lock path (xcg), in shared and global memory: a skewed input otherwise serialises every update of a block
@@ -72,17 +73,46 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64
   return leader;
 }
 
-/// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; for each distinct
-/// valid bin among the lanes (when some bin has min_group_to_aggregate lanes or more), one lane calls
-/// update(bin, folded value); otherwise each lane calls update(bin, value).
-/// The lanes leave together (__syncwarp): a lane that waits for a lock must not let its warp-mates run ahead into
-/// the next input, where they would aggregate without it and spin beside it (one-bin inputs on the lock path took
-/// 235 ms at H = 12288 on the lent H100 before this).
-template <class Op, class Update>
+/// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; slot(bin) says where
+/// the bin lives (bin_slot). For each distinct valid bin among the lanes (when some bin has min_group_to_aggregate
+/// lanes or more), one lane updates it with the folded value; otherwise each lane updates its own bin.
+/// The lock class tries every lane's lock once first, and only the lanes that did not get theirs (a warp-mate or
+/// another warp holds it) match and fold: a uniform input then pays a ballot per input, not a match and a
+/// max-reduction, which cost as much as the lock itself (lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax,
+/// auto plans, H = 2048 / 12288: 548 / 542 us with a match for every input, 252 / 235 us with the try first;
+/// bench/results/2026-11-25-h100-experiment-lock-ordering.txt).
+/// The lanes leave together: a lane that waits for a lock must not let its warp-mates run ahead into the next input,
+/// where they would aggregate without it and spin beside it (one-bin inputs on the lock path took 235 ms at
+/// H = 12288 on the lent H100 before this): __syncwarp, and for the lock class retries in rounds of the whole warp.
+template <memory_level Level, class Op, class Slot>
 __device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, std::int64_t bins,
-                                                       typename Op::value_type value, Update&& update) {
+                                                       typename Op::value_type value, Slot&& slot) {
   const unsigned mask = __activemask();
-  if (fold_equal_bins(op, mask, bin, bins, value, min_group_to_aggregate) && bin >= 0) update(bin, value);
+  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+    bool pending = bin >= 0;
+    if (pending) {
+      const auto s = slot(bin);
+      pending = !try_locked_update<Level>(op, s.value, value, s.lock);
+    }
+    const unsigned waiting = __ballot_sync(mask, pending);
+    if (waiting == 0) return;
+    if (pending) pending = fold_equal_bins(op, waiting, bin, bins, value, min_group_to_aggregate);
+    // The group leaders retry in rounds that the whole warp takes together: a lane that holds a lock finishes its
+    // section within the round, so no lane spins on a lock held by a warp-mate that the scheduler has set aside (a
+    // plain spin loop here hung the benchmark at N = 50M on the lent H100, 2026-11-25, though not at 10M).
+    while (__any_sync(mask, pending)) {
+      if (pending) {
+        const auto s = slot(bin);
+        pending = !try_locked_update<Level>(op, s.value, value, s.lock);
+      }
+    }
+    return;
+  } else {
+    if (fold_equal_bins(op, mask, bin, bins, value, min_group_to_aggregate) && bin >= 0) {
+      const auto s = slot(bin);
+      atomic_update<Level>(op, s.value, value, s.lock);
+    }
+  }
   __syncwarp(mask);
 }
 

@@ -18,11 +18,9 @@ template <memory_level Level, class Op>
 __device__ __forceinline__ void update_bin(Op op, typename Op::value_type* bins, int* locks, std::int64_t b,
                                           std::int64_t num_bins, const typename Op::value_type& v) {
   using T = typename Op::value_type;
-  auto one = [&](std::int64_t at, const T& value) {
-    atomic_update<Level>(op, bins + at, value, locks != nullptr ? locks + at : nullptr);
-  };
-  if constexpr (use_warp_aggregation<Op, Level>) warp_aggregated_update(op, b, num_bins, v, one);
-  else one(b, v);
+  auto slot = [&](std::int64_t at) { return bin_slot<T>{bins + at, locks != nullptr ? locks + at : nullptr}; };
+  if constexpr (use_warp_aggregation<Op, Level>) warp_aggregated_update<Level>(op, b, num_bins, v, slot);
+  else atomic_update<Level>(op, bins + b, v, locks != nullptr ? locks + b : nullptr);
 }
 
 /// M copies of a num_bins-bin histogram at `base` in shared memory, copy-major (bin b of copy c at c * num_bins + b),
@@ -59,12 +57,13 @@ struct block_copies {
   /// and 32-bit address arithmetic is cheaper.
   __device__ __forceinline__ void update(Op op, int copy, std::int64_t b, const T& v) const {
     const int offset = copy * static_cast<int>(num_bins);
-    auto one = [&](std::int64_t bin, const T& value) {
+    auto slot = [&](std::int64_t bin) {
       const int at = offset + static_cast<int>(bin);
-      atomic_update<memory_level::shared>(op, values + at, value, locked ? locks + at : nullptr);
+      return bin_slot<T>{values + at, locked ? locks + at : nullptr};
     };
-    if constexpr (use_warp_aggregation<Op, memory_level::shared>) warp_aggregated_update(op, b, num_bins, v, one);
-    else one(b, v);
+    if constexpr (use_warp_aggregation<Op, memory_level::shared>)
+      warp_aggregated_update<memory_level::shared>(op, b, num_bins, v, slot);
+    else atomic_update<memory_level::shared>(op, slot(b).value, v, slot(b).lock);
   }
 
   /// dest[b] (+)= fold of the M copies of bin b, with the global atomic; bins still at the identity are skipped.
