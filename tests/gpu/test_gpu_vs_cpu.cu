@@ -409,7 +409,10 @@ void partitioned_merge_rows_and_fallback() {
   const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, part);
   EXPECT_TRUE(pl.merge_rows) << pl.to_string();
   constexpr bool xcg = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
-  const std::size_t without_rows = ghist::detail::make_partition_layout(n, pl.S, sizeof(std::uint64_t), H, xcg).bytes;
+  const std::size_t without_rows =
+      ghist::detail::make_partition_layout_for(pl.counted_groups, n, pl.S, ghist::device_info::current().sm_count,
+                                               sizeof(std::uint64_t), false, H, xcg)
+          .bytes;
   ASSERT_LT(without_rows, pl.temp_bytes);
   for (distribution d : {distribution::uniform, distribution::one_bin, distribution::sorted})
     for (std::size_t workspace : {std::size_t(0), without_rows}) {
