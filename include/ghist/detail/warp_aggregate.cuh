@@ -46,19 +46,15 @@ __device__ __forceinline__ T shuffle_any(unsigned mask, const T& value, int src_
 
 /// The lanes of `mask` fold the values of lanes that share a bin: returns true on one lane per distinct bin (the
 /// lowest), whose `acc` then holds the fold of its group. `bins` bounds the valid bins (-1 marks "no update").
-/// `group` (optional) receives the lanes whose values the returned lane's `acc` holds (its own lane alone when no
-/// group was folded).
 template <class Op>
 __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64_t bin, std::int64_t bins,
-                                                typename Op::value_type& acc, unsigned min_group,
-                                                unsigned* group = nullptr) {
+                                                typename Op::value_type& acc, unsigned min_group) {
   // The 32-bit match is the fast one; chunks of 2^32 - 1 bins or more need all 64 bits (a uniform branch).
   const unsigned peers = bins < 0xffffffffll ? __match_any_sync(mask, static_cast<unsigned>(bin))
                                              : __match_any_sync(mask, static_cast<unsigned long long>(bin));
   const unsigned largest = __reduce_max_sync(mask, static_cast<unsigned>(__popc(peers)));
-  const int lane = threadIdx.x % 32;
-  if (group != nullptr) *group = largest < min_group ? 1u << lane : peers;
   if (largest < min_group) return true;  // few collisions: every lane keeps its own value
+  const int lane = threadIdx.x % 32;
   if (mask == 0xffffffffu && largest == 32) {
     // The whole warp on one bin (the all-in-one-bin and very sparse inputs): a butterfly, 5 rounds instead of 31.
 #pragma unroll
@@ -80,11 +76,14 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64
 /// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; slot(bin) says where
 /// the bin lives (bin_slot). For each distinct valid bin among the lanes (when some bin has min_group_to_aggregate
 /// lanes or more), one lane updates it with the folded value; otherwise each lane updates its own bin.
-/// The lock class tries every lane's lock once first, and the warp matches and folds only when some lane did not get
-/// its lock (a warp-mate or another warp holds it): a uniform input then pays a ballot per input, not a match and a
+/// The lock class tries every lane's lock once first, and only the lanes that did not get theirs (a warp-mate or
+/// another warp holds it) match and fold: a uniform input then pays a ballot per input, not a match and a
 /// max-reduction, which cost as much as the lock itself (lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax,
 /// auto plans, H = 2048 / 12288: 548 / 542 us with a match for every input, 252 / 235 us with the try first;
 /// bench/results/2026-11-25-h100-experiment-lock-ordering.txt).
+/// Measured and dropped (c1a4f97): after a failed try, every lane of the warp joins the match, the ones that had
+/// updated with the identity, so that a one-bin warp folds in a 5-round butterfly: one bin 1.1-1.9x faster, but
+/// uniform H <= 12288 15-40% slower (bench/results/2026-11-25-h100-check-c1a4f97.txt).
 /// The lanes leave together: a lane that waits for a lock must not let its warp-mates run ahead into the next input,
 /// where they would aggregate without it and spin beside it (one-bin inputs on the lock path took 235 ms at
 /// H = 12288 on the lent H100 before this): __syncwarp, and for the lock class retries in rounds of the whole warp.
@@ -100,13 +99,7 @@ __device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, 
     }
     const unsigned waiting = __ballot_sync(mask, pending);
     if (waiting == 0) return;
-    // The lanes that did update join the match with the identity, so that a warp on one bin folds in a butterfly of
-    // 5 rounds (the waiting lanes alone, 31 of them, would take 30); a group with no waiting lane updates nothing.
-    typename Op::value_type acc = pending ? value : Op::identity();
-    unsigned group;
-    const bool leader = fold_equal_bins(op, mask, bin, bins, acc, min_group_to_aggregate, &group);
-    pending = leader && bin >= 0 && (group & waiting) != 0;
-    value = acc;
+    if (pending) pending = fold_equal_bins(op, waiting, bin, bins, value, min_group_to_aggregate);
     // The group leaders retry in rounds that the whole warp takes together: a lane that holds a lock finishes its
     // section within the round, so no lane spins on a lock held by a warp-mate that the scheduler has set aside (a
     // plain spin loop here hung the benchmark at N = 50M on the lent H100, 2026-11-25, though not at 10M).
