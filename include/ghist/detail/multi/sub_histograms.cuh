@@ -19,8 +19,12 @@ __device__ __forceinline__ void update_bin(Op op, typename Op::value_type* bins,
                                           std::int64_t num_bins, const typename Op::value_type& v) {
   using T = typename Op::value_type;
   auto slot = [&](std::int64_t at) { return bin_slot<T>{bins + at, locks != nullptr ? locks + at : nullptr}; };
-  if constexpr (use_warp_aggregation<Op, Level>) warp_aggregated_update<Level>(op, b, num_bins, v, slot);
-  else atomic_update<Level>(op, bins + b, v, locks != nullptr ? locks + b : nullptr);
+  if constexpr (use_warp_aggregation<Op, Level>) {
+    warp_aggregated_update<Level>(op, b, num_bins, v, slot);
+  } else {
+    const bin_slot<T> s = slot(b);
+    atomic_update<Level>(op, s.value, v, s.lock);
+  }
 }
 
 /// M copies of a num_bins-bin histogram at `base` in shared memory, copy-major (bin b of copy c at c * num_bins + b),
@@ -61,9 +65,12 @@ struct block_copies {
       const int at = offset + static_cast<int>(bin);
       return bin_slot<T>{values + at, locked ? locks + at : nullptr};
     };
-    if constexpr (use_warp_aggregation<Op, memory_level::shared>)
+    if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
       warp_aggregated_update<memory_level::shared>(op, b, num_bins, v, slot);
-    else atomic_update<memory_level::shared>(op, slot(b).value, v, slot(b).lock);
+    } else {
+      const bin_slot<T> s = slot(b);
+      atomic_update<memory_level::shared>(op, s.value, v, s.lock);
+    }
   }
 
   /// dest[b] (+)= fold of the M copies of bin b, with the global atomic; bins still at the identity are skipped.
