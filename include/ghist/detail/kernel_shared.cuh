@@ -18,6 +18,7 @@
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
 #include "ghist/detail/deferred_cas.cuh"
+#include "ghist/detail/run_carry.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/plan.hpp"
 #include "ghist/update.hpp"
@@ -30,8 +31,12 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
   return (static_cast<std::size_t>(count) * sizeof(T) + 3) / 4 * 4;
 }
 
+// Two blocks of 1024 threads per SM, as the planner's grids assume (plan::grid = 2 x SMs): at most 32 registers. Left
+// to itself ptxas gave the lock class's kernel 51 once it carried runs (run_carry.cuh), and the packed argmax's 44,
+// so only one block fitted and the second half of the grid ran as a second wave.
+inline constexpr int shared_kernel_min_blocks_per_sm = 2;
 template <class Source, class Op, bool WarpPrivate, bool DeferLost = false>
-__global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
+__global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
                                                              int* dest_locks, typename Op::value_type* rows,
                                                              std::int64_t num_bins, int M, std::int64_t H_chk,
                                                              int S) {
@@ -69,18 +74,25 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       const bin_slot<T> s = slot(b);
       atomic_update<memory_level::shared>(op, s.value, v, s.lock);
     };
+    // The lock class folds a thread's runs of equal bins in registers first (run_carry.cuh).
+    run_carry<Op> carry;
     if constexpr (WarpPrivate) {
+      auto send = [&](const bin_update<T>& out) {
+        warp_private_update(op, subs + sub_offset, out.bin >= 0, out.bin, len, out.value);
+      };
       src.for_each_uniform(rank, threads, [&](bool valid, const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = valid && static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
-        warp_private_update(op, subs + sub_offset, in_chunk, b, len, u.value);
+        const bin_update<T> out = carry.take(op, in_chunk ? b : -1, u.value);
+        if (__any_sync(0xffffffffu, out.bin >= 0)) send(out);  // the warp skips steps where every lane carries on
       });
+      send(carry.drain());
     } else {
       auto visit = [&](const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
-        if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
-          if (in_chunk) warp_aggregated_update<memory_level::shared>(op, b, len, u.value, slot);
+        if constexpr (xcg) {  // use_warp_aggregation's shared-memory case
+          send_run(op, carry.take(op, in_chunk ? b : -1, u.value), len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
@@ -91,6 +103,10 @@ __global__ void __launch_bounds__(1024) shared_memory_kernel(Source src, Op op, 
       if constexpr (atomic_class_of<Op> == atomic_class::hdw) src.for_each(rank, threads, visit);
       else src.for_each_prefetched(rank, threads, visit);
       if constexpr (defer) deferred.flush(subs);
+      if constexpr (xcg) {
+        converge_block_warp();
+        send_run(op, carry.drain(), len, slot);
+      }
     }
     __syncthreads();
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies

@@ -1,0 +1,68 @@
+// A thread's run of inputs that hit one bin, folded in registers before it reaches shared memory: the lock class
+// (xcg) sends each update through a lock or a warp fold, and an input that falls all in one bin would pay that for
+// every element while one update per run suffices. Only the change of bin sends the carried fold out.
+// Uniform inputs pay one compare per input (runs of one), and the update goes out one input later.
+#pragma once
+
+#include <cstdint>
+
+#include "ghist/detail/warp_aggregate.cuh"
+#include "ghist/update.hpp"
+
+namespace ghist::detail {
+
+template <class Op>
+class run_carry {
+ public:
+  using T = typename Op::value_type;
+
+  /// Takes the input (b, v), b < 0 for "none". Returns the update to send now: the carried run when b starts a new
+  /// one, else an update with bin -1 (nothing to send).
+  __device__ __forceinline__ bin_update<T> take(Op op, std::int64_t b, const T& v) {
+    if (b < 0) return {-1, v};
+    if (b == bin_) {
+      value_ = op(value_, v);
+      return {-1, v};
+    }
+    const bin_update<T> out{bin_, value_};
+    bin_ = b;
+    value_ = v;
+    return out;
+  }
+
+  /// The carried run (bin -1 when there is none), and the carry is empty again.
+  __device__ __forceinline__ bin_update<T> drain() {
+    const bin_update<T> out{bin_, value_};
+    bin_ = -1;
+    return out;
+  }
+
+ private:
+  std::int64_t bin_ = -1;
+  T value_ = Op::identity();
+};
+
+/// Waits until every lane of this warp that the block has (its last warp may be partial: a block size override)
+/// gets here. Before the last send of a run after the input loop: lanes that left the loop early would otherwise
+/// take their lock-path update beside warp-mates still inside the loop's, two halves of one warp each spinning on
+/// locks the other half may hold; on the lent H100 (2026-11-25) that hung the fixed plans of seed 000's unpacked
+/// argmax at H = 49152, RF = 63.
+__device__ __forceinline__ void converge_block_warp() {
+  const unsigned first = threadIdx.x - threadIdx.x % 32;
+  const unsigned lanes = blockDim.x - first < 32 ? blockDim.x - first : 32;
+  __syncwarp(lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u);
+}
+
+/// Sends a run that run_carry gave out (bin -1: none) through warp_aggregated_update, where `slot` places it. The
+/// active lanes decide together: all of them call the update (the ones without a run pass bin -1) or none does, so
+/// that the warp stays converged. Calling it only on the lanes with a run let the warp split at every input where
+/// some lane went on with its run, and the halves then took each later update separately: uniform input, H = 31,
+/// 217 -> 717 us (lent H100, 2026-11-25, seed 000's unpacked argmax, bench/results/2026-11-25-h100-carry-diverged.txt).
+template <class Op, class Slot>
+__device__ __forceinline__ void send_run(Op op, const bin_update<typename Op::value_type>& run, std::int64_t bins,
+                                         Slot&& slot) {
+  if (__any_sync(__activemask(), run.bin >= 0))
+    warp_aggregated_update<memory_level::shared>(op, run.bin, bins, run.value, slot);
+}
+
+}  // namespace ghist::detail
