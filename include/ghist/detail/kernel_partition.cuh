@@ -31,7 +31,6 @@
 #include "ghist/detail/input_source.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/partition_layout.hpp"
-#include "ghist/detail/run_carry.cuh"
 #include "ghist/detail/unit_increments.hpp"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/update.hpp"
@@ -387,7 +386,12 @@ class group_in_shared {
     // In [0, len): the first pass kept only this group's inputs. 32-bit arithmetic (bins are below 2^31): the pass
     // is bound by instruction issue.
     const int b = static_cast<int>(u.bin) - static_cast<int>(lo_);
-    if constexpr (use_warp_aggregation<Op, memory_level::shared>) send_aggregated(carry_.take(op_, b, u.value));
+    auto slot = [&](auto bin) {
+      const int at = sub_at_ + static_cast<int>(bin);
+      return bin_slot<T>{subs_ + at, locked ? locks_ + at : nullptr};
+    };
+    if constexpr (use_warp_aggregation<Op, memory_level::shared>)
+      warp_aggregated_update<memory_level::shared>(op_, b, len_, u.value, slot);
     else if constexpr (cas) deferred_.update(subs_, sub_at_ + b, u.value);  // a lost update waits in registers
     else atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, u.value, nullptr);
   }
@@ -409,8 +413,7 @@ class group_in_shared {
   __device__ __forceinline__ void visit_together(bool valid, const In& x) {
     bin_update<T> u{-1, Op::identity()};
     if (valid) u = f_(x);
-    const bin_update<T> out = carry_.take(op_, valid ? u.bin - lo_ : -1, u.value);  // runs fold in registers
-    if (__any_sync(0xffffffffu, out.bin >= 0)) send_warp_private(out);
+    warp_private_update(op_, subs_ + sub_at_, valid, static_cast<int>(u.bin) - static_cast<int>(lo_), len_, u.value);
   }
 
   /// Merges the block's sums into dest: the group's only block (K == 1) owns its bins, and with `overwrite` writes
@@ -419,11 +422,6 @@ class group_in_shared {
   /// queue on the same addresses, made a Zipf-like input slower on the H100: pass 2 251 -> 401 us at H = 196608.)
   __device__ void finish(unsigned block, std::int64_t K, bool overwrite, T* dest, int* dest_locks, T* rows) {
     if constexpr (cas) deferred_.flush(subs_);
-    if constexpr (WarpPrivate) send_warp_private(carry_.drain());
-    else if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
-      converge_block_warp();
-      send_aggregated(carry_.drain());
-    }
     __syncthreads();
     const T identity = Op::identity();
     for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
@@ -444,23 +442,9 @@ class group_in_shared {
   }
 
  private:
-  // A run that run_carry sends out (bin -1: none), to the block's copies through locks and the warp fold, or
-  // (WarpPrivate, every lane of the warp at once) to the warp's own copy.
-  __device__ __forceinline__ void send_aggregated(const bin_update<T>& out) {
-    auto slot = [&](auto bin) {
-      const int at = sub_at_ + static_cast<int>(bin);
-      return bin_slot<T>{subs_ + at, locked ? locks_ + at : nullptr};
-    };
-    send_run(op_, out, len_, slot);
-  }
-  __device__ __forceinline__ void send_warp_private(const bin_update<T>& out) {
-    warp_private_update(op_, subs_ + sub_at_, out.bin >= 0, out.bin, len_, out.value);
-  }
-
   BinFn f_;
   Op op_;
   deferred_cas_updater<Op> deferred_;
-  run_carry<Op> carry_;  // the lock class and WarpPrivate: a thread's run of equal bins (run_carry.cuh)
   T* subs_;
   int* locks_;
   int stride_, sub_at_ = 0;

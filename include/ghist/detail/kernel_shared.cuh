@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm) shared_
       const bin_slot<T> s = slot(b);
       atomic_update<memory_level::shared>(op, s.value, v, s.lock);
     };
-    // The lock class folds a thread's runs of equal bins in registers first (run_carry.cuh).
+    // The lock class and warp-private copies fold a thread's runs of equal bins in registers first (run_carry.cuh).
     run_carry<Op> carry;
     if constexpr (WarpPrivate) {
       auto send = [&](const bin_update<T>& out) {

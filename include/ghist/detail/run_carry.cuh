@@ -1,7 +1,13 @@
 // A thread's run of inputs that hit one bin, folded in registers before it reaches shared memory: the lock class
 // (xcg) sends each update through a lock or a warp fold, and an input that falls all in one bin would pay that for
 // every element while one update per run suffices. Only the change of bin sends the carried fold out.
-// Uniform inputs pay one compare per input (runs of one), and the update goes out one input later.
+// Used by shared_memory_kernel for the lock class and for warp-private copies. Lent H100, 2026-11-25, N = 50M, seed
+// 000's unpacked argmax (bench/results/2026-11-25-h100-carry-everywhere.txt against -xcg-full-treefold.txt): all in
+// one bin, H = 31..12288, 324-1288 -> 129-132 us; uniform RF 63 H = 31 (one active bin) 281 -> 132 us; the price,
+// a compare per input and registers (the kernel's 32-register cap), uniform RF 1 H <= 12288 217-243 -> 243-272 us
+// and Zipf(1.1) 0-12% slower. Not in the partitioned strategy's groups: there it took uniform RF 63 H = 24576 /
+// 49152 from 771 / 823 to 1126 / 1149 us and Zipf(1.1) H = 24576 / 49152 from 1570 / 1732 to 2008 / 2251 us, for
+// 20-30% on one bin.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +51,8 @@ class run_carry {
 /// Waits until every lane of this warp that the block has (its last warp may be partial: a block size override)
 /// gets here. Before the last send of a run after the input loop: lanes that left the loop early would otherwise
 /// take their lock-path update beside warp-mates still inside the loop's, two halves of one warp each spinning on
-/// locks the other half may hold; on the lent H100 (2026-11-25) that hung the fixed plans of seed 000's unpacked
-/// argmax at H = 49152, RF = 63.
+/// locks the other half may hold; on the lent H100 (2026-11-25) that hung one of the fixed plans of seed 000's
+/// unpacked argmax at H = 49152, RF = 63 (the benchmark's sweep stopped there).
 __device__ __forceinline__ void converge_block_warp() {
   const unsigned first = threadIdx.x - threadIdx.x % 32;
   const unsigned lanes = blockDim.x - first < 32 ? blockDim.x - first : 32;
