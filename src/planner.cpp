@@ -632,9 +632,18 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     // once (lent H100, 2026-11-21, N = 50M, unpacked argmax, H = 49152 in 3 passes: 6536 us RF = 1 and 7405 us
     // RF = 63; partitioned 1175 us with 32 groups and 6349 us with 384; 2026-11-22, packed argmax, H = 49152 in 2
     // passes: 618 / 640 us at RF = 1 / 63, partitioned 416 / 465 us). hdw's passes are cheap enough to keep.
-    if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape &&
-        partition_plan(p, dev, overrides, constants, false, partitioned))
-      return partitioned;
+    // Except the lock class at RF <= 8 in a few passes of the default shape (two blocks per SM) that merge through
+    // rows, the plan measured: lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax, RF = 1, H = 24576
+    // (3 passes) 606 us against partitioned 849 us; H = 49152 (6 passes, rows over the cap) 5682 against 811; at
+    // RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773) (bench/results/
+    // 2026-11-25-h100-final-xcg.csv, the fixed "shared M=1"). One block per SM (2 passes at H = 24576) not measured.
+    if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape) {
+      if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8) {
+        const plan two_blocks = shared_plan_with(p, dev, overrides, constants, 0);
+        if (two_blocks.merge_rows && two_blocks.S <= constants.max_kept_shared_passes_xcg) return two_blocks;
+      }
+      if (partition_plan(p, dev, overrides, constants, false, partitioned)) return partitioned;
+    }
     return shared;
   }
   // Departure: element inputs take the partitioned strategy (seed 003's idea) in place of global memory. Lent H100,

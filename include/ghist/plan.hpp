@@ -123,6 +123,9 @@ struct planner_constants {
   int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
+  /// xcg at RF <= 8: a shared plan of at most this many passes that merges through rows stays in shared memory
+  /// instead of leaving for the partitioned strategy (src/planner.cpp, the measurement).
+  int max_kept_shared_passes_xcg = 3;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
   int partition_groups = 32;             ///< for cas
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8

@@ -916,6 +916,16 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_TRUE(pl.counted_groups);
   xcg_mid.num_bins = 12288;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
+  // H = 24576: 3 passes of two blocks per SM that merge through rows stay (max_kept_shared_passes_xcg), at RF <= 8
+  // only.
+  xcg_mid.num_bins = 24576;
+  pl = ghist::make_plan(xcg_mid, dev);
+  EXPECT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
+  EXPECT_EQ(pl.S, 3);
+  EXPECT_EQ(pl.grid, 264);
+  EXPECT_TRUE(pl.merge_rows);
+  xcg_mid.race_factor = 63;
+  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
   // So does the compare-and-swap class (the packed argmax, 8 bytes: H = 49152 takes 2 passes).
   problem packed = small_problem(paper_n, 49152, atomic_class::cas, 8);
   packed.record_bytes = 4;
