@@ -36,10 +36,9 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
 // so only one block fitted and the second half of the grid ran as a second wave.
 inline constexpr int shared_kernel_min_blocks_per_sm = 2;
 template <class Source, class Op, bool WarpPrivate, bool DeferLost = false>
-__global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm) shared_memory_kernel(Source src, Op op, typename Op::value_type* dest,
-                                                             int* dest_locks, typename Op::value_type* rows,
-                                                             std::int64_t num_bins, int M, std::int64_t H_chk,
-                                                             int S) {
+__global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm)
+    shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
+                         typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
