@@ -36,6 +36,18 @@ __device__ __forceinline__ unsigned long long op_packed(unsigned long long a, un
   return unsigned(a) <= unsigned(b) ? a : b;
 }
 
+// The section's data through atomics: a compare-and-swap that changes nothing reads the pair, an exchange writes it.
+__device__ __forceinline__ void update_with_atomic_words(iv* p, iv v) {
+  auto* w = reinterpret_cast<unsigned long long*>(p);
+  const unsigned long long r = atomicCAS(w, 0ull, 0ull);
+  iv cur;
+  memcpy(&cur, &r, 8);
+  const iv nv = op(cur, v);
+  unsigned long long s;
+  memcpy(&s, &nv, 8);
+  atomicExch(w, s);
+}
+
 template <int V>
 __device__ __forceinline__ void update(iv* vals, int* locks, int b, iv v) {
   if constexpr (V == packed_cas) {
@@ -64,14 +76,7 @@ __device__ __forceinline__ void update(iv* vals, int* locks, int b, iv v) {
           memcpy(&r, &nv, 8);
           asm volatile("st.relaxed.cta.shared::cta.b64 [%0], %1;" :: "r"(a), "l"(r) : "memory");
         } else {
-          auto* w = reinterpret_cast<unsigned long long*>(vals + b);
-          iv cur;
-          unsigned long long r = atomicCAS(w, 0ull, 0ull);
-          memcpy(&cur, &r, 8);
-          iv nv = op(cur, v);
-          unsigned long long s;
-          memcpy(&s, &nv, 8);
-          atomicExch(w, s);
+          update_with_atomic_words(vals + b, v);
         }
         if constexpr (V == fence_acq_rel) { asm volatile("fence.acq_rel.cta;" ::: "memory"); atomicExch(locks + b, 0); }
         else asm volatile("st.release.cta.shared::cta.b32 [%0], 0;" :: "r"(lock_addr) : "memory");
@@ -100,14 +105,7 @@ __device__ __forceinline__ void update(iv* vals, int* locks, int b, iv v) {
       if (atomicCAS(locks + b, 0, 1) == 0) {
         if constexpr (V != no_fence_atomic) __threadfence_block();
         if constexpr (V == current || V == no_fence_atomic) {
-          auto* w = reinterpret_cast<unsigned long long*>(vals + b);
-          iv cur;
-          unsigned long long r = atomicCAS(w, 0ull, 0ull);
-          memcpy(&cur, &r, 8);
-          iv nv = op(cur, v);
-          unsigned long long s;
-          memcpy(&s, &nv, 8);
-          atomicExch(w, s);
+          update_with_atomic_words(vals + b, v);
         } else {
           volatile iv* p = vals + b;
           iv cur{p->index, p->value};
