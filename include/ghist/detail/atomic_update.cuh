@@ -244,4 +244,11 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
   }
 }
 
+/// The same, for a bin given by its slot (bin_slot: its value and, for the lock class, its lock).
+template <memory_level Level, class Op>
+__device__ __forceinline__ void atomic_update(Op op, const bin_slot<typename Op::value_type>& slot,
+                                              const typename Op::value_type& v) {
+  atomic_update<Level>(op, slot.value, v, slot.lock);
+}
+
 }  // namespace ghist::detail

@@ -27,10 +27,7 @@ __global__ void global_memory_kernel(Source src, Op op, typename Op::value_type*
     const std::int64_t b = u.bin - lo;
     const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
     if constexpr (!use_warp_aggregation<Op, memory_level::global>) {
-      if (in_chunk) {
-        const bin_slot<T> s = slot(b);
-        atomic_update<memory_level::global>(op, s.value, u.value, s.lock);
-      }
+      if (in_chunk) atomic_update<memory_level::global>(op, slot(b), u.value);
     } else {
       if (in_chunk) warp_aggregated_update<memory_level::global>(op, b, len, u.value, slot);
     }

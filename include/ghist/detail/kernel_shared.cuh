@@ -69,10 +69,6 @@ __global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm)
       const int at = sub_offset + static_cast<int>(b);
       return bin_slot<T>{subs + at, locked ? locks + at : nullptr};
     };
-    auto update = [&](std::int64_t b, const T& v) {
-      const bin_slot<T> s = slot(b);
-      atomic_update<memory_level::shared>(op, s.value, v, s.lock);
-    };
     // The lock class and warp-private copies fold a thread's runs of equal bins in registers first (run_carry.cuh).
     run_carry<Op> carry;
     if constexpr (WarpPrivate) {
@@ -95,7 +91,7 @@ __global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm)
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
-          if (in_chunk) update(b, u.value);
+          if (in_chunk) atomic_update<memory_level::shared>(op, slot(b), u.value);
         }
       };
       // The hardware atomic returns nothing to wait for; the other classes wait on each update's result.

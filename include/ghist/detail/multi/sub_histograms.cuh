@@ -22,8 +22,7 @@ __device__ __forceinline__ void update_bin(Op op, typename Op::value_type* bins,
   if constexpr (use_warp_aggregation<Op, Level>) {
     warp_aggregated_update<Level>(op, b, num_bins, v, slot);
   } else {
-    const bin_slot<T> s = slot(b);
-    atomic_update<Level>(op, s.value, v, s.lock);
+    atomic_update<Level>(op, slot(b), v);
   }
 }
 
@@ -68,8 +67,7 @@ struct block_copies {
     if constexpr (use_warp_aggregation<Op, memory_level::shared>) {
       warp_aggregated_update<memory_level::shared>(op, b, num_bins, v, slot);
     } else {
-      const bin_slot<T> s = slot(b);
-      atomic_update<memory_level::shared>(op, s.value, v, s.lock);
+      atomic_update<memory_level::shared>(op, slot(b), v);
     }
   }
 
