@@ -637,6 +637,8 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     // (3 passes) 606 us against partitioned 849 us; H = 49152 (6 passes, rows over the cap) 5682 against 811; at
     // RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773) (bench/results/
     // 2026-11-25-h100-final-xcg.csv, the fixed "shared M=1"). One block per SM (2 passes at H = 24576) not measured.
+    // With the RF unknown the call samples the input before it runs this plan (detail::race_factor_matters): the
+    // plan took Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484.
     if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape) {
       if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8) {
         const plan two_blocks = shared_plan_with(p, dev, overrides, constants, 0);

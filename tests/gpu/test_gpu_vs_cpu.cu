@@ -276,6 +276,23 @@ TEST(RaceFactorInspector, EstimatesSeed000Inputs) {
   EXPECT_GT(estimate(196608, 196608), 196608 / 2.0);  // everything in one bin
 }
 
+// The lock class keeps a multi-pass shared plan only at RF <= 8 (make_plan): with the RF unknown, the call samples
+// first, so that a skewed input (Zipf(1.1) over 24576 bins samples as RF ~ 11) takes the partitioned strategy.
+TEST(RaceFactorInspector, LockClassSamplesBeforeAMultiPassSharedPlan) {
+  const std::int64_t n = (1 << 20) + 7, H = 24576;
+  auto plan_told = [&](double rf) {
+    ghist::options told;
+    told.race_factor = rf;
+    return ghist::plan_for_elements<unpacked_argmax, std::uint64_t, element_to_update<unpacked_argmax>>(n, H, told);
+  };
+  const ghist::plan unknown = plan_told(0);
+  if (unknown.kind == ghist::strategy::shared_memory && unknown.S > 1)
+    EXPECT_TRUE(ghist::detail::race_factor_matters<unpacked_argmax>(unknown, {})) << unknown.to_string();
+  EXPECT_EQ(plan_told(11).kind, ghist::strategy::partitioned);
+  for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin})
+    check_against_cpu<unpacked_argmax>({d, n, H, ghist::strategy::automatic, ghist::mode::accumulate});
+}
+
 }  // namespace
 }  // namespace ghist_test
 

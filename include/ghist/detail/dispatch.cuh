@@ -372,12 +372,16 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
 /// Whether a call with an unknown race factor samples its input before launching `pl` (made for RF = 1). The RF
 /// decides the global plan's M, and whether the lock class's partitioned plan keeps a copy of each group per warp
 /// (RF > 8): skewed input then gets the warp-private copies, 1.2-5x faster on the lent H100 (src/planner.cpp,
-/// warp_private_group_bins). Either plan's call takes milliseconds, the sample tens of microseconds.
+/// warp_private_group_bins). It also decides whether the lock class keeps a multi-pass shared plan (RF <= 8; the
+/// planner's "kept" departure): taken without a sample, Zipf(1.1) over 24576 bins (sampled RF about 11) ran that
+/// plan in 3404 us against 1484 us partitioned (lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax). Either
+/// plan's call takes hundreds of microseconds or more, the sample tens.
 template <class Op>
 bool race_factor_matters(const plan& pl, const plan_overrides& o) {
   constexpr bool lock_class = atomic_class_of<Op> == atomic_class::xcg;
-  return (pl.kind == strategy::global_memory || (lock_class && pl.kind == strategy::partitioned)) && o.M == 0 &&
-         o.S == 0;
+  const bool lock_class_plan_depends =
+      lock_class && (pl.kind == strategy::partitioned || (pl.kind == strategy::shared_memory && pl.S > 1));
+  return (pl.kind == strategy::global_memory || lock_class_plan_depends) && o.M == 0 && o.S == 0;
 }
 
 /// Checks the arguments, plans and launches. Every check happens before the first enqueued operation.
