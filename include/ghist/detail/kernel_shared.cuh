@@ -34,9 +34,17 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
 // Two blocks of 1024 threads per SM, as the planner's grids assume (plan::grid = 2 x SMs): at most 32 registers. Left
 // to itself ptxas gave the lock class's kernel 51 once it carried runs (run_carry.cuh), and the packed argmax's 44,
 // so only one block fitted and the second half of the grid ran as a second wave.
+// Except 64-bit compare-and-swap that keeps lost updates (DeferLost): at 32 registers it spills (60 bytes), and with
+// its 56 registers (one block per SM) it ran faster at small H. Lent H100, 2026-11-25, ghist_bench --quick, the packed
+// argmax, us, cap -> no cap: RF 1 H = 31 / 505 / 2048 / 12288 215.5 / 214.8 / 219.6 / 217.7 -> 178.6 / 206.8 / 220.9 /
+// 221.6; RF 63 H = 31 161.2 -> 146.4, the rest within 1%. The 32-bit saturating add lost without the cap (RF 1
+// H = 505..12288 134-143 -> 164-178 us), so it keeps it (bench/results/2026-11-25-h100-experiment-deferred-cas-registers.txt).
 inline constexpr int shared_kernel_min_blocks_per_sm = 2;
+template <class Op, bool DeferLost>
+inline constexpr int shared_kernel_min_blocks =
+    DeferLost && sizeof(typename Op::value_type) == 8 ? 1 : shared_kernel_min_blocks_per_sm;
 template <class Source, class Op, bool WarpPrivate, bool DeferLost = false>
-__global__ void __launch_bounds__(1024, shared_kernel_min_blocks_per_sm)
+__global__ void __launch_bounds__(1024, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
                          typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S) {
   using T = typename Op::value_type;
