@@ -9,8 +9,9 @@
 // class at compile time (ghist/atomic_class.hpp).
 //
 // Both calls are asynchronous on `stream`, with one exception: when the planner chooses global-memory
-// sub-histograms, or the partitioned strategy for an operator of the lock class, and options.race_factor is 0
-// (unknown), a short inspector samples the input and waits for `stream` once before launching. Temporaries come
+// sub-histograms, or for an operator of the lock class the partitioned strategy or shared memory in several
+// passes, and options.race_factor is 0 (unknown), a short inspector samples the input and waits for `stream` once
+// before launching. Temporaries come
 // from ghist's memory pool (stream-ordered on `stream`, kept between calls) unless options.scratch is given.
 // Errors (ghist::error, thrown before anything is enqueued, so dest is untouched): num_bins <= 0, n < 0, a null
 // or host pointer where device memory is expected, a destination, input or workspace allocation too small, a plan

@@ -29,9 +29,9 @@ void release_cached_workspace();
 struct options {
   mode how = mode::overwrite;
   /// Race factor of seed 000 (>= 1: only H/RF bins are hit by H consecutive inputs). 0 means unknown: when the
-  /// planner must choose global-memory sub-histograms, or the partitioned strategy for the lock class, a GPU call
-  /// then samples the input to estimate it, which waits for the stream once (documented on each call). Give a
-  /// value to avoid that wait.
+  /// planner must choose global-memory sub-histograms, or for the lock class the partitioned strategy or shared
+  /// memory in several passes, a GPU call then samples the input to estimate it, which waits for the stream once
+  /// (documented on each call). Give a value to avoid that wait.
   double race_factor = 0.0;
   plan_overrides overrides;
   workspace scratch;
