@@ -11,8 +11,8 @@
 // Both calls are asynchronous on `stream`, with one exception: when the planner chooses global-memory
 // sub-histograms, or for an operator of the lock class the partitioned strategy or shared memory in several
 // passes, and options.race_factor is 0 (unknown), a short inspector samples the input and waits for `stream` once
-// before launching. Temporaries come
-// from ghist's memory pool (stream-ordered on `stream`, kept between calls) unless options.scratch is given.
+// before launching. Temporaries come from ghist's memory pool (stream-ordered on `stream`, kept between calls)
+// unless options.scratch is given.
 // Errors (ghist::error, thrown before anything is enqueued, so dest is untouched): num_bins <= 0, n < 0, a null
 // or host pointer where device memory is expected, a destination, input or workspace allocation too small, a plan
 // override that cannot work (e.g. M * H_chk too large for shared memory).

@@ -38,7 +38,8 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
 // its 56 registers (one block per SM) it ran faster at small H. Lent H100, 2026-11-25, ghist_bench --quick, the packed
 // argmax, us, cap -> no cap: RF 1 H = 31 / 505 / 2048 / 12288 215.5 / 214.8 / 219.6 / 217.7 -> 178.6 / 206.8 / 220.9 /
 // 221.6; RF 63 H = 31 161.2 -> 146.4, the rest within 1%. The 32-bit saturating add lost without the cap (RF 1
-// H = 505..12288 134-143 -> 164-178 us), so it keeps it (bench/results/2026-11-25-h100-experiment-deferred-cas-registers.txt).
+// H = 505..12288 134-143 -> 164-178 us), so it keeps it
+// (bench/results/2026-11-25-h100-experiment-deferred-cas-registers.txt).
 inline constexpr int shared_kernel_min_blocks_per_sm = 2;
 template <class Op, bool DeferLost>
 inline constexpr int shared_kernel_min_blocks =
