@@ -93,9 +93,21 @@ std::size_t shared_chunk_bytes(const problem& p, i64 M, i64 H_chk) {
   return round_up(bins * p.value_bytes, lock_bytes) + bins * lock_bytes;
 }
 
-// The shared-memory strategy's M copies of H_chk bins, each padded to shared_copy_stride (plan.hpp).
-std::size_t shared_copies_bytes(const problem& p, i64 M, i64 H_chk) {
-  return shared_chunk_bytes(p, M, shared_copy_stride(H_chk, M));
+// The shared-memory strategy's M copies of H_chk bins, each padded to shared_copy_stride (plan.hpp). Its lock class
+// packs the locks as bits, 32 to a 4-byte word (detail/atomic_update.cuh, try_lock_bit: seed 000's argmax takes
+// 8 + 1/8 bytes per bin instead of 12; the measurements are there). The partitioned strategy keeps 4-byte locks.
+std::size_t shared_copies_bytes(const problem& p, const planner_constants& k, i64 M, i64 H_chk) {
+  if (p.op_class != atomic_class::xcg || !k.shared_lock_bits)
+    return shared_chunk_bytes(p, M, shared_copy_stride(H_chk, M));
+  const std::size_t bins = static_cast<std::size_t>(M) * static_cast<std::size_t>(shared_copy_stride(H_chk, M));
+  return round_up(bins * p.value_bytes, lock_bytes) + (bins + 31) / 32 * lock_bytes;
+}
+
+// Bytes per bin of the shared-memory strategy, for its first estimates of M and of the chunk (shared_copies_bytes
+// then checks them exactly): a bit lock rounds up to a byte.
+std::size_t shared_strategy_bytes_per_bin(const problem& p, const planner_constants& k) {
+  if (!k.shared_lock_bits) return shared_bytes_per_bin(p);
+  return p.value_bytes + (p.op_class == atomic_class::xcg ? 1 : 0);
 }
 
 std::string override_names(const plan_overrides& o) {
@@ -151,7 +163,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   pl.block = B;
   const shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
   const std::size_t L = budget.L;
-  const std::size_t el = shared_bytes_per_bin(p);
+  const std::size_t el = shared_strategy_bytes_per_bin(p, k);
 
   // Eq. 1: blocks = ceil(T / B) with T = min(N, T_hw) threads, never more than can be resident at once.
   const i64 T = std::min<i64>(N, dev.hardware_threads());
@@ -177,8 +189,8 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     // unpadded, eq. 3 below would split H into S = 2 passes (each one re-reads the input) to keep M. One copy fewer
     // keeps one pass. Lent H100, 2026-11-22, cub_compat HistogramEven, 2^28 int32, 256 bins: M = 113, S = 2
     // 1369 us against 675 us at 32 bins in one pass.
-    if (shared_copies_bytes(p, 1, H) <= L)
-      while (M > 1 && shared_copies_bytes(p, M, H) > L) --M;
+    if (shared_copies_bytes(p, k, 1, H) <= L)
+      while (M > 1 && shared_copies_bytes(p, k, M, H) > L) --M;
   }
   // Counting into 32-bit bins: one copy. The model's copies spread a hot bin's updates over several addresses, but
   // increments by 1 compile to ATOMS.POPC.INC, which adds a warp's equal bins in one atomic, so the copies only add
@@ -205,19 +217,19 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     // S given and M not: the planner's M, lowered until M chunks of the caller's H_chk fit.
     if (o.M <= 0) {
       M = std::min<i64>(M, std::max<i64>(1, static_cast<i64>(L / (el * static_cast<std::size_t>(pl.H_chk)))));
-      while (M > 1 && shared_copies_bytes(p, M, pl.H_chk) > L) --M;  // padding
+      while (M > 1 && shared_copies_bytes(p, k, M, pl.H_chk) > L) --M;  // padding
     }
   } else {
     i64 len = static_cast<i64>(L / (el * static_cast<std::size_t>(M)));
     // xcg values whose size is not a multiple of 4 pad the value array before the locks: shorten len until it fits.
-    while (len > 0 && shared_copies_bytes(p, M, ceil_div(H, ceil_div(H, len))) > L) --len;
+    while (len > 0 && shared_copies_bytes(p, k, M, ceil_div(H, ceil_div(H, len))) > L) --len;
     if (len > 0) set_passes(pl, H, ceil_div(H, len));
     else set_passes(pl, H, H);  // even one bin per sub-histogram does not fit: reported below
   }
   pl.M = clamp_to_int(M);
   pl.C = ceil_div(B, M);
 
-  pl.shared_bytes = shared_copies_bytes(p, M, pl.H_chk);
+  pl.shared_bytes = shared_copies_bytes(p, k, M, pl.H_chk);
   if (pl.shared_bytes > L) {
     const std::string names = override_names(o);
     const std::string what = names.empty() ? std::string("a shared-memory plan") : "plan override " + names;
@@ -638,7 +650,8 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     // RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773) (bench/results/
     // 2026-11-25-h100-final-xcg.csv, the fixed "shared M=1"). One block per SM (2 passes at H = 24576) not measured.
     // With the RF unknown the call samples the input before it runs this plan (detail::race_factor_matters): the
-    // plan took Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484.
+    // plan took Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484. (Measured with 4-byte locks;
+    // with bit locks H = 24576 takes one pass of one block per SM, and this case starts above H ~ 28600.)
     if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape) {
       if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8) {
         const plan two_blocks = shared_plan_with(p, dev, overrides, constants, 0);

@@ -123,6 +123,10 @@ struct planner_constants {
   int max_shared_passes_hdw = 3;  ///< shared-vs-global switch (seed 000 V-A): shared while S <= this
   int max_shared_passes_cas = 4;
   int max_shared_passes_xcg = 6;
+  /// xcg in shared memory: count the locks as bits, 32 to a word, as shared_memory_kernel lays them out (a departure,
+  /// measured in detail/atomic_update.cuh, try_lock_bit). false counts seed 000's 4-byte locks, to reproduce its
+  /// Table I; such a plan leaves the kernel's bit locks room to spare.
+  bool shared_lock_bits = true;
   /// xcg at RF <= 8: a shared plan of at most this many passes that merges through rows stays in shared memory
   /// instead of leaving for the partitioned strategy (src/planner.cpp, the measurement).
   int max_kept_shared_passes_xcg = 3;
@@ -154,7 +158,8 @@ plan make_shared_plan(const problem& p, const device_info& dev, const plan_overr
 plan make_global_plan(const problem& p, const device_info& dev, const plan_overrides& overrides = {},
                       const planner_constants& constants = {});
 
-/// Bytes per bin in shared memory for the class (the value, plus a 4-byte lock for xcg, aligned).
+/// Bytes per bin in shared memory for the class (the value, plus a 4-byte lock for xcg, aligned): seed 000's count,
+/// which the partitioned strategy's groups keep; the shared-memory strategy packs xcg's locks as bits.
 std::size_t shared_bytes_per_bin(const problem& p);
 
 }  // namespace ghist

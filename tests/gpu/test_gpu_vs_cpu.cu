@@ -277,9 +277,9 @@ TEST(RaceFactorInspector, EstimatesSeed000Inputs) {
 }
 
 // The lock class keeps a multi-pass shared plan only at RF <= 8 (make_plan): with the RF unknown, the call samples
-// first, so that a skewed input (Zipf(1.1) over 24576 bins samples as RF ~ 11) takes the partitioned strategy.
+// first, so that a skewed input (Zipf(1.1) over 30000 bins samples as RF > 8) takes the partitioned strategy.
 TEST(RaceFactorInspector, LockClassSamplesBeforeAMultiPassSharedPlan) {
-  const std::int64_t n = (1 << 20) + 7, H = 24576;
+  const std::int64_t n = (1 << 20) + 7, H = 30000;
   auto plan_told = [&](double rf) {
     ghist::options told;
     told.race_factor = rf;

@@ -45,17 +45,24 @@ problem paper_problem(atomic_class c, std::int64_t H, double rf = 1.0) {
 // "M,S M,S ..." for one row, so that a failure prints the whole row the planner computed.
 template <class MakePlan>
 std::string row(const std::vector<std::int64_t>& hs, atomic_class c, double rf, const device_info& dev,
-                MakePlan make) {
+                MakePlan make, const ghist::planner_constants& constants = {}) {
   std::string s;
   for (std::int64_t H : hs) {
-    const plan pl = make(paper_problem(c, H, rf), dev, plan_overrides{}, ghist::planner_constants{});
+    const plan pl = make(paper_problem(c, H, rf), dev, plan_overrides{}, constants);
     s += (s.empty() ? "" : " ") + std::to_string(pl.M) + "," + std::to_string(pl.S);
   }
   return s;
 }
 
-std::string shared_row(atomic_class c, const device_info& dev) {
-  return row(shared_hs, c, 1.0, dev, ghist::make_shared_plan);
+std::string shared_row(atomic_class c, const device_info& dev, const ghist::planner_constants& constants = {}) {
+  return row(shared_hs, c, 1.0, dev, ghist::make_shared_plan, constants);
+}
+
+// Seed 000's 4-byte locks for the lock class in shared memory (ghist packs them as bits: planner_constants).
+ghist::planner_constants seed_locks() {
+  ghist::planner_constants k;
+  k.shared_lock_bits = false;
+  return k;
 }
 std::string global_row(atomic_class c, double rf, const device_info& dev) {
   return row(global_hs, c, rf, dev, ghist::make_global_plan);
@@ -98,7 +105,9 @@ TEST(PlannerTableI, SharedMemory) {
   const device_info dev = device_info::sc20_rtx2080ti();
   EXPECT_EQ(shared_row(atomic_class::hdw, dev), "396,1 96,1 24,1 6,1 2,1 1,1 1,2 1,4");
   EXPECT_EQ(shared_row(atomic_class::cas, dev), "396,1 96,1 24,1 6,1 2,1 1,1 1,2 1,4");
-  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "132,1 32,1 8,1 2,1 1,2 1,3 1,6 1,12");
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev, seed_locks()), "132,1 32,1 8,1 2,1 1,2 1,3 1,6 1,12");
+  // ghist's departure: the lock class's shared locks as bits (8 + 1/8 bytes per bin of the argmax, not 12).
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "176,1 43,1 10,1 2,1 1,2 1,3 1,5 1,9");
 }
 
 TEST(PlannerTableI, SharedMemoryLaunchShape) {
@@ -174,7 +183,8 @@ TEST(PlannerH100, SharedMemory) {
   const device_info dev = device_info::h100_sxm();
   EXPECT_EQ(shared_row(atomic_class::hdw, dev), "933,1 227,1 57,1 14,1 4,1 2,1 1,1 1,1");
   EXPECT_EQ(shared_row(atomic_class::cas, dev), "933,1 227,1 57,1 14,1 4,1 2,1 1,1 1,1");
-  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "311,1 75,1 19,1 4,1 1,1 1,1 1,2 1,3");
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev, seed_locks()), "311,1 75,1 19,1 4,1 1,1 1,1 1,2 1,3");
+  EXPECT_EQ(shared_row(atomic_class::xcg, dev), "414,1 101,1 25,1 6,1 2,1 1,1 1,1 1,2");  // bit locks
 
   const plan pl = ghist::make_shared_plan(paper_problem(atomic_class::hdw, 31), dev);
   EXPECT_EQ(pl.grid, 264);
@@ -258,10 +268,11 @@ TEST(PlannerH100, Switch) {
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
               sparse ? "shared:1,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
-    // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks.
+    // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
+    // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:32,1 shared:32,1 shared:4,1 shared:1,1 shared:1,3 global:39,1 global:4,1"
-                     : "shared:311,1 shared:19,1 shared:4,1 shared:1,1 shared:1,3 global:8,1 global:1,1");
+              sparse ? "shared:32,1 shared:32,1 shared:6,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
+                     : "shared:414,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
   }
 }
 
@@ -916,9 +927,11 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_TRUE(pl.counted_groups);
   xcg_mid.num_bins = 12288;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
-  // H = 24576: 3 passes of two blocks per SM that merge through rows stay (max_kept_shared_passes_xcg), at RF <= 8
-  // only.
+  // H = 30000: 3 passes of two blocks per SM that merge through rows stay (max_kept_shared_passes_xcg), at RF <= 8
+  // only (one block per SM would take 2; with bit locks H = 24576 fits one block in one pass).
   xcg_mid.num_bins = 24576;
+  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).S, 1);
+  xcg_mid.num_bins = 30000;
   pl = ghist::make_plan(xcg_mid, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
   EXPECT_EQ(pl.S, 3);
@@ -940,16 +953,16 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   // The lock class at RF > 8: groups small enough for a copy per warp (16 warps x 8-byte values), as large as two
   // blocks per SM allow (872 bins), else one (1816), in at most 512 groups; the lock path otherwise.
   const device_info dev = device_info::h100_sxm();
-  problem xcg = paper_problem(atomic_class::xcg, 24576, 63);
+  problem xcg = paper_problem(atomic_class::xcg, 49152, 63);  // (H = 24576 takes one shared pass)
   xcg.record_bytes = 4;
   plan pl = ghist::make_plan(xcg, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
   EXPECT_EQ(pl.M, 16);
-  EXPECT_EQ(pl.S, 29);
-  EXPECT_EQ(pl.H_chk, 848);
-  EXPECT_EQ(pl.shared_bytes, 16u * 848u * 8u);  // values only: no locks
+  EXPECT_EQ(pl.S, 57);
+  EXPECT_EQ(pl.H_chk, 863);
+  EXPECT_EQ(pl.shared_bytes, 16u * 863u * 8u);  // values only: no locks
   EXPECT_EQ(pl.grid, 264);
   xcg.num_bins = 786432;  // 902 groups of 872 would be too many: 434 of 1813, one block per SM
   pl = ghist::make_plan(xcg, dev);

@@ -178,17 +178,48 @@ __device__ __forceinline__ void hardware_update(bit_xor<T>, T* p, T v) {
   atomicXor(reinterpret_cast<word_t<T>*>(p), static_cast<word_t<T>>(v));
 }
 
-/// Where a bin lives: its value and (lock class) its lock, nullptr for the other classes.
+/// Where a bin lives: its value and (lock class) its lock, nullptr for the other classes. A nonzero lock_bit says
+/// the lock is that bit of the word at `lock` (shared memory only: shared_memory_kernel packs the lock class's locks
+/// 32 to a word).
 template <class T>
 struct bin_slot {
   T* value;
   int* lock;
+  unsigned lock_bit = 0;
 };
 
+// A lock that is one bit of a shared 32-bit word: taken with an acquiring OR (free if the bit was clear), given back
+// with a releasing AND. Why bits: the lock class's 4-byte locks made a bin of seed 000's argmax 12 bytes in shared
+// memory, 8 + 1/8 with bits; H = 12288 then fits two blocks per SM, H = 6144 two copies per block, H = 24576 one
+// pass. Lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax, same run: uniform RF 1 H = 24576 606 -> 243 us,
+// RF 63 H = 2048 / 6144 / 12288 / 24576 606 / 685 / 626 / 765 -> 562 / 563 / 565 / 513, Zipf(1.1) H = 6144 / 12288
+// 1314 / 1658 -> 1007 / 1448; one bin 3-5% slower (bench/results/2026-11-25-h100-experiment-bit-locks.txt).
+__device__ __forceinline__ bool try_lock_bit(int* word, unsigned bit) {
+  const auto at = static_cast<unsigned>(__cvta_generic_to_shared(word));
+  unsigned old;
+  asm volatile("atom.acquire.cta.shared::cta.or.b32 %0, [%1], %2;" : "=r"(old) : "r"(at), "r"(bit) : "memory");
+  return (old & bit) == 0;
+}
+
+__device__ __forceinline__ void unlock_bit(int* word, unsigned bit) {
+  const auto at = static_cast<unsigned>(__cvta_generic_to_shared(word));
+  asm volatile("red.release.cta.shared::cta.and.b32 [%0], %1;" ::"r"(at), "r"(~bit) : "memory");
+}
+
 /// The lock class's update, one try: if the bin's lock is free, *addr = op(*addr, v) under it and true; else false.
+/// `lock_bit` nonzero (shared memory): the lock is that bit of *lock.
 template <memory_level Level, class Op>
 __device__ __forceinline__ bool try_locked_update(Op op, typename Op::value_type* addr,
-                                                  const typename Op::value_type& v, int* lock) {
+                                                  const typename Op::value_type& v, int* lock,
+                                                  unsigned lock_bit = 0) {
+  if constexpr (Level == memory_level::shared) {
+    if (lock_bit != 0) {
+      if (!try_lock_bit(lock, lock_bit)) return false;
+      locked_store<Level>(addr, op(locked_load<Level>(addr), v));
+      unlock_bit(lock, lock_bit);
+      return true;
+    }
+  }
   if (!try_lock<Level>(lock)) return false;
   locked_store<Level>(addr, op(locked_load<Level>(addr), v));
   unlock<Level>(lock);
@@ -248,6 +279,11 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
 template <memory_level Level, class Op>
 __device__ __forceinline__ void atomic_update(Op op, const bin_slot<typename Op::value_type>& slot,
                                               const typename Op::value_type& v) {
+  if (slot.lock_bit != 0) {  // a bit lock: the section inside the branch that took it (as above)
+    bool done = false;
+    while (!done) done = try_locked_update<Level>(op, slot.value, v, slot.lock, slot.lock_bit);
+    return;
+  }
   atomic_update<Level>(op, slot.value, v, slot.lock);
 }
 

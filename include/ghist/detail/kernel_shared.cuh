@@ -56,7 +56,9 @@ __global__ void __launch_bounds__(1024, (shared_kernel_min_blocks<Op, DeferLost>
   // warp-private copies are H_chk apart (each warp only touches its own, so banks do not matter across them).
   const std::int64_t stride = WarpPrivate ? H_chk : shared_copy_stride(H_chk, M);
   T* subs = reinterpret_cast<T*>(shared_bytes);
+  // The lock class's locks: one bit per bin, 32 to a word (try_lock_bit in atomic_update.cuh), after the values.
   int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(M * stride)) : nullptr;
+  const std::int64_t lock_words = locked ? (M * stride + 31) / 32 : 0;
   // Shared-memory offsets fit in 32 bits (a block has at most 227 KiB); 32-bit address arithmetic is cheaper.
   const int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * stride);
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
@@ -71,12 +73,13 @@ __global__ void __launch_bounds__(1024, (shared_kernel_min_blocks<Op, DeferLost>
     const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
     for (std::int64_t i = threadIdx.x; i < M * stride; i += blockDim.x) {
       subs[i] = identity;
-      if constexpr (locked) locks[i] = 0;
+      if (i < lock_words) locks[i] = 0;
     }
     __syncthreads();
     auto slot = [&](std::int64_t b) {
       const int at = sub_offset + static_cast<int>(b);
-      return bin_slot<T>{subs + at, locked ? locks + at : nullptr};
+      if constexpr (locked) return bin_slot<T>{subs + at, locks + (at >> 5), 1u << (at & 31)};
+      else return bin_slot<T>{subs + at, nullptr};
     };
     // The lock class and warp-private copies fold a thread's runs of equal bins in registers first (run_carry.cuh).
     run_carry<Op> carry;

@@ -101,7 +101,7 @@ __device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, 
     bool pending = bin >= 0;
     if (pending) {
       const auto s = slot(bin);
-      pending = !try_locked_update<Level>(op, s.value, value, s.lock);
+      pending = !try_locked_update<Level>(op, s.value, value, s.lock, s.lock_bit);
     }
     const unsigned waiting = __ballot_sync(mask, pending);
     if (waiting == 0) return;
@@ -112,7 +112,7 @@ __device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, 
     while (__any_sync(mask, pending)) {
       if (pending) {
         const auto s = slot(bin);
-        pending = !try_locked_update<Level>(op, s.value, value, s.lock);
+        pending = !try_locked_update<Level>(op, s.value, value, s.lock, s.lock_bit);
       }
     }
     return;
