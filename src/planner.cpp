@@ -233,8 +233,11 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   if (pl.shared_bytes > L) {
     const std::string names = override_names(o);
     const std::string what = names.empty() ? std::string("a shared-memory plan") : "plan override " + names;
+    // Bytes per bin as the layout counts them (el is only the estimate): a bit lock is an eighth of a byte.
+    const bool bit_locks = p.op_class == atomic_class::xcg && k.shared_lock_bits;
+    const std::string per_bin = bit_locks ? "(" + std::to_string(p.value_bytes) + "+1/8)" : std::to_string(el);
     throw error(what + " needs " + std::to_string(M) + "*" + std::to_string(shared_copy_stride(pl.H_chk, M)) + "*" +
-                std::to_string(el) +
+                per_bin +
                 " = " + std::to_string(pl.shared_bytes) + " bytes of shared memory per block, the device allows " +
                 std::to_string(L) + " (" + std::to_string(budget.blocks_per_sm) + " blocks of " +
                 std::to_string(B) + " threads per SM)");
