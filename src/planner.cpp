@@ -647,19 +647,20 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     // once (lent H100, 2026-11-21, N = 50M, unpacked argmax, H = 49152 in 3 passes: 6536 us RF = 1 and 7405 us
     // RF = 63; partitioned 1175 us with 32 groups and 6349 us with 384; 2026-11-22, packed argmax, H = 49152 in 2
     // passes: 618 / 640 us at RF = 1 / 63, partitioned 416 / 465 us). hdw's passes are cheap enough to keep.
-    // Except the lock class at RF <= 8 in a few passes of the default shape (two blocks per SM) that merge through
-    // rows, the plan measured: lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax, RF = 1, H = 24576
-    // (3 passes) 606 us against partitioned 849 us; H = 49152 (6 passes, rows over the cap) 5682 against 811; at
-    // RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773) (bench/results/
-    // 2026-11-25-h100-final-xcg.csv, the fixed "shared M=1"). One block per SM (2 passes at H = 24576) not measured.
-    // With the RF unknown the call samples the input before it runs this plan (detail::race_factor_matters): the
-    // plan took Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484. (Measured with 4-byte locks;
-    // with bit locks H = 24576 takes one pass of one block per SM, and this case starts above H ~ 28600.)
+    // Except the lock class at RF <= 8 in a few passes that merge through rows (shared_plan's: one block per SM
+    // where that saves passes). Lent H100, N = 50M, seed 000's unpacked argmax, us: 2026-11-25, 4-byte locks, two
+    // blocks per SM, RF = 1, H = 24576 (3 passes) 606 against partitioned 849; H = 49152 (6 passes, rows over the
+    // cap) 5682 against 811 (bench/results/2026-11-25-h100-final-xcg.csv, the fixed "shared M=1"); with bit locks,
+    // one block per SM, RF = 1 / 2 / 8: H = 32768 (2 passes) 830 / 894 / 1205 -> 445 / 477 / 598, H = 49152
+    // (2 passes) 802 / 860 / 1182 -> 450 / 475 / 578, H = 57344 (3 passes) 795 / 846 / 1188 -> 643 / 658 / 754;
+    // H = 65536 (3 passes, rows over the cap) stays partitioned (bench/results/2026-11-25-h100-xcg-kept-one-block.txt).
+    // At RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773, 4-byte locks). With the RF
+    // unknown the call samples the input before it runs this plan (detail::race_factor_matters): the plan took
+    // Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484.
     if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape) {
-      if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8) {
-        const plan two_blocks = shared_plan_with(p, dev, overrides, constants, 0);
-        if (two_blocks.merge_rows && two_blocks.S <= constants.max_kept_shared_passes_xcg) return two_blocks;
-      }
+      if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8 && shared.merge_rows &&
+          shared.S <= constants.max_kept_shared_passes_xcg)
+        return shared;
       if (partition_plan(p, dev, overrides, constants, false, partitioned)) return partitioned;
     }
     return shared;

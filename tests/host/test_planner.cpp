@@ -918,27 +918,33 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
   xcg.record_bytes = 4;
   EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::partitioned);
-  // The lock class leaves a multi-pass shared plan for it (H = 49152: 3 passes), not a one-pass one (H = 12288).
-  problem xcg_mid = paper_problem(atomic_class::xcg, 49152);
+  // The lock class leaves a multi-pass shared plan for it beyond max_kept_shared_passes_xcg passes or the rows'
+  // cap (H = 98304: 4 passes of one block per SM), not a one-pass one (H = 12288).
+  problem xcg_mid = paper_problem(atomic_class::xcg, 98304);
   xcg_mid.record_bytes = 4;
   pl = ghist::make_plan(xcg_mid, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_EQ(pl.S, 192) << "xcg at RF <= 8: partition_groups_locked groups, in the counted layout";
   EXPECT_TRUE(pl.counted_groups);
+  xcg_mid.num_bins = 65536;  // 3 passes, but 132 rows of 65536 8-byte bins exceed merge_rows_max_bytes
+  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
   xcg_mid.num_bins = 12288;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::shared_memory);
-  // H = 30000: 3 passes of two blocks per SM that merge through rows stay (max_kept_shared_passes_xcg), at RF <= 8
-  // only (one block per SM would take 2; with bit locks H = 24576 fits one block in one pass).
+  // H = 30000 and 49152: 2 passes of one block per SM that merge through rows stay (max_kept_shared_passes_xcg), at
+  // RF <= 8 only (two blocks per SM would take 3 and 4; with bit locks H = 24576 fits one block in one pass).
   xcg_mid.num_bins = 24576;
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).S, 1);
-  xcg_mid.num_bins = 30000;
-  pl = ghist::make_plan(xcg_mid, dev);
-  EXPECT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
-  EXPECT_EQ(pl.S, 3);
-  EXPECT_EQ(pl.grid, 264);
-  EXPECT_TRUE(pl.merge_rows);
-  xcg_mid.race_factor = 63;
-  EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
+  for (const std::int64_t H : {30000, 49152}) {
+    xcg_mid.num_bins = H;
+    xcg_mid.race_factor = 1;
+    pl = ghist::make_plan(xcg_mid, dev);
+    EXPECT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
+    EXPECT_EQ(pl.S, 2);
+    EXPECT_EQ(pl.grid, 132);
+    EXPECT_TRUE(pl.merge_rows);
+    xcg_mid.race_factor = 63;
+    EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
+  }
   // So does the compare-and-swap class (the packed argmax, 8 bytes: H = 49152 takes 2 passes).
   problem packed = small_problem(paper_n, 49152, atomic_class::cas, 8);
   packed.record_bytes = 4;
