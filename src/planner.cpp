@@ -394,23 +394,34 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
-// Partitioned, the lock class at RF > 8: groups small enough for a copy per warp of the second pass's block
-// (plan::warp_private: the warp folds its equal bins and updates its copy without locks), as large as two blocks per
-// SM allow, else one, in at most partition_groups_warp_private groups; 0 when none fits, RF <= 8, or the caller
-// fixed M or S. Lent H100, 2026-11-22, N = 50M, seed 000's unpacked argmax, us, lock path (384 groups) -> warp-private:
+// Partitioned, the lock class at RF > 8 and 32-bit compare-and-swap at RF >= 40 (warp_private_plan's classes): groups
+// small enough for a copy per warp of the second pass's block (plan::warp_private: the warp folds its equal bins and
+// updates its copy without locks or atomics), as large as two blocks per SM allow, else (lock class only) one, in at
+// most partition_groups_warp_private (lock class) or partition_groups_warp_private_cas groups; 0 when none fits, the
+// class or RF does not qualify, or the caller fixed M or S. Lent H100, N = 50M, us:
+//   seed 000's unpacked argmax, 2026-11-22, lock path (384 groups) -> warp-private:
 //   RF = 63, H = 24576 / 49152 / 196608 / 393216 (29..451 groups): 8276 / 6083 / 4224 / 3679 -> 2140 / 2089 / 2260
 //   / 2253; H = 786432 in 902 groups 3414 -> 5091 (runs of a few records per tile and group), in 434 groups of one
 //   block per SM 3431 -> 3029; H = 1572864 (867 groups even so) keeps the lock path;
 //   RF = 1 (lock path with 32..170 groups), H = 49152 / 196608: 1117 / 1043 -> 1480 / 2045 (the fold's
 //   __match_any_sync costs more than the few lock collisions it saves);
 //   skewed input, RF = 1 and 63 alike: one bin H = 196608 945 -> 599, Zipf(1.1) H = 196608 26880 -> 4536.
+//   seed 000's 24-bit saturating add, 2026-11-25, compare-and-swap loop (32 groups) -> warp-private, RF = 63 / 40:
+//   H = 98304 (57 groups) 1656 / 1284 -> 678 / 699; H = 196608 (113) 1217 / 979 -> 795 / 811; H = 393216 (226)
+//   971 / 856 -> 803 / 837; H = 786432 (451) 868 / 795 -> 915 / 951; H = 1572864 (434 of one block per SM) 851 /
+//   796 -> 1156 / 1185; RF = 1 unchanged (bench/results/2026-11-25-h100-cas-partitioned-warp-private.txt).
 i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
                             const planner_constants& k, std::size_t two_share) {
-  if (p.op_class != atomic_class::xcg || race_factor_used(p) <= 8 || o.M > 0 || o.S > 0) return 0;
+  const double RF = race_factor_used(p);
+  const bool contended_xcg = p.op_class == atomic_class::xcg && RF > 8;
+  const bool contended_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && RF >= 40;
+  if ((!contended_xcg && !contended_cas) || o.M > 0 || o.S > 0) return 0;
+  const int most_groups = contended_xcg ? k.partition_groups_warp_private : k.partition_groups_warp_private_cas;
   const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
   for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
     const i64 bins = static_cast<i64>(bytes / per_bin);
-    if (bins > 0 && ceil_div(p.num_bins, bins) <= k.partition_groups_warp_private) return bins;
+    if (bins > 0 && ceil_div(p.num_bins, bins) <= most_groups) return bins;
+    if (contended_cas) break;  // one block per SM measured slower than the compare-and-swap loop (above)
   }
   return 0;
 }

@@ -78,7 +78,7 @@ struct plan {
   /// One sub-histogram per warp (M = block / 32), updated without atomics or locks after each warp folds its lanes'
   /// equal bins. Shared memory (C = 32): chosen by make_plan for the lock class when it fits, and for 32-bit cas at
   /// RF >= 40 (src/planner.cpp, warp_private_plan). Partitioned: copies of a group, for the lock class at RF > 8
-  /// while the groups are few enough (warp_private_group_bins in src/planner.cpp).
+  /// and 32-bit cas at RF >= 40, while the groups are few enough (warp_private_group_bins in src/planner.cpp).
   bool warp_private = false;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
@@ -137,6 +137,8 @@ struct planner_constants {
   int partition_groups_contended = 384;  ///< for xcg with RF > 8
   /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)
   int partition_groups_warp_private = 512;
+  /// for 32-bit cas with RF >= 40: the same, groups of two blocks per SM only (src/planner.cpp, the measurements)
+  int partition_groups_warp_private_cas = 256;
   /// partitioned: the counted layout (plan::counted_groups) from this many groups on. H100, N = 50M uniform int32
   /// counts (16-bit records), tile / counted layout, us: 57 groups (H = 1.5M) 282 / 362; 73 (4M) 389 / 382;
   /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session).

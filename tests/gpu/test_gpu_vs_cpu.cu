@@ -442,21 +442,24 @@ TEST(GpuVsCpu, PartitionedMergeRows) {
   partitioned_merge_rows_and_fallback<saturating_add24>();
   partitioned_merge_rows_and_fallback<unpacked_argmax>();
 }
-// The partitioned strategy's warp-private copies of a group (the lock class told RF > 8): every distribution, both
-// modes, groups of two blocks per SM (H = 24579, 300007) and of one (H = 786433), merged through rows and, with a
-// caller's workspace sized for the layout without rows, through the destination's locks.
-TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
+// The partitioned strategy's warp-private copies of a group (told RF = 63: the lock class, and 32-bit
+// compare-and-swap): every distribution, both modes, groups of two blocks per SM (H = 24579, 300007; the lock class
+// also of one, H = 786433), merged through rows and, with a caller's workspace sized for the layout without rows,
+// through the destination (its locks for the lock class, compare-and-swaps for the other).
+template <class Op>
+void partitioned_warp_private(std::initializer_list<std::int64_t> sizes) {
   const std::int64_t n = (1 << 21) + 3;
   int k = 0;
-  for (std::int64_t H : {std::int64_t{24579}, std::int64_t{300007}, std::int64_t{786433}}) {
+  for (std::int64_t H : sizes) {
     ghist::options opts;
     opts.race_factor = 63;
     opts.overrides.kind = ghist::strategy::partitioned;
-    const auto pl = ghist::plan_for_elements<unpacked_argmax, std::uint64_t>(n, H, opts);
+    const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, opts);
     ASSERT_TRUE(pl.warp_private) << pl.to_string();
     const std::size_t without_rows =
         ghist::detail::make_partition_layout_for(pl.counted_groups, n, pl.S, ghist::device_info::current().sm_count,
-                                                 sizeof(std::uint64_t), false, H, true)
+                                                 sizeof(std::uint64_t), false, H,
+                                                 ghist::atomic_class_of<Op> == ghist::atomic_class::xcg)
             .bytes;
     for (distribution d : all_distributions)
       for (std::size_t workspace : {std::size_t(0), without_rows}) {
@@ -464,10 +467,12 @@ TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
                     (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
         c.race_factor = 63;
         c.workspace_bytes = workspace;
-        check_against_cpu<unpacked_argmax>(c);
+        check_against_cpu<Op>(c);
       }
   }
 }
+TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) { partitioned_warp_private<unpacked_argmax>({24579, 300007, 786433}); }
+TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 300007}); }
 // The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
 // into it (plan::defer_lost_updates), unless told a high race factor over many bins. Both ways, on inputs where
 // updates are lost and kept (one bin, Zipf, sorted) and with blocks of 1000 threads, whose last warp is partial

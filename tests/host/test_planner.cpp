@@ -906,12 +906,27 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.M, 4);  // 4 copies of 24 KiB fit the 113 KiB share of one of 2 blocks per SM; 8 do not
   EXPECT_EQ(pl.shared_bytes, 4u * 6144u * 4u);
 
-  // Auto, in place of global memory: element inputs of every class, cas at RF = 63 too (32 groups; xcg takes 384).
+  // Auto, in place of global memory: element inputs of every class, cas at RF = 63 too: warp-private copies of
+  // 1740-bin groups (16 warps x 4 bytes in a block's share of two per SM) while they are at most
+  // partition_groups_warp_private_cas, else 32 groups on the compare-and-swap loop.
   EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::partitioned);
   EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::partitioned);
+  EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
   cas.race_factor = 63;
   pl = ghist::make_plan(cas, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_EQ(pl.M, 16);
+  EXPECT_EQ(pl.H_chk, 1740);
+  EXPECT_EQ(pl.S, 113);
+  EXPECT_TRUE(pl.merge_rows);
+  cas.race_factor = 16;  // below 40: the loop
+  EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
+  cas.race_factor = 63;
+  cas.num_bins = 786432;  // 452 groups of 1740 bins: more than partition_groups_warp_private_cas
+  pl = ghist::make_plan(cas, dev);
+  EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
+  EXPECT_FALSE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.S, 32);
   EXPECT_TRUE(pl.merge_rows);
   problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);
@@ -991,7 +1006,11 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private) << "RF = 1: the lock path";
   problem cas = paper_problem(atomic_class::cas, 196608, 63);
   cas.record_bytes = 4;
-  EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private) << "only the lock class";
+  EXPECT_TRUE(ghist::make_plan(cas, dev).warp_private) << "32-bit cas at RF >= 40 too (PartitionedH100)";
+  problem packed = small_problem(paper_n, 196608, atomic_class::cas, 8);
+  packed.record_bytes = 4;
+  packed.race_factor = 63;
+  EXPECT_FALSE(ghist::make_plan(packed, dev).warp_private) << "not the 64-bit compare-and-swap class";
   // RF unknown (0): planned as RF = 1, with room for the inspector's samples, which a call takes first.
   problem unknown = small_problem(1000, 196608, atomic_class::xcg, 8);
   unknown.record_bytes = 4;

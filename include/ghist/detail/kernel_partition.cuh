@@ -354,8 +354,8 @@ __device__ __forceinline__ group_share group_of_block(const unsigned* starts, in
 /// One second-pass block's histogram of one group (bins [lo, lo + len), `stride` bins apart for its M copies) in
 /// shared memory, shared by both layouts of the partitioned strategy: visit() applies one record, finish() merges
 /// the block's sums into dest.
-/// WarpPrivate (the lock class, plan::warp_private): M = warps, warp w owns copy w and updates it without locks or
-/// atomics (warp_private_update): every lane of the warp calls visit_together() at once.
+/// WarpPrivate (the lock and compare-and-swap classes, plan::warp_private): M = warps, warp w owns copy w and
+/// updates it without locks or atomics (warp_private_update): every lane of the warp calls visit_together() at once.
 template <class In, class BinFn, class Op, bool WarpPrivate>
 class group_in_shared {
  public:
@@ -421,7 +421,7 @@ class group_in_shared {
   /// global atomic (and lock, for xcg). (Starting the K blocks of a group at different bins, so that they would not
   /// queue on the same addresses, made a Zipf-like input slower on the H100: pass 2 251 -> 401 us at H = 196608.)
   __device__ void finish(unsigned block, std::int64_t K, bool overwrite, T* dest, int* dest_locks, T* rows) {
-    if constexpr (cas) deferred_.flush(subs_);
+    if constexpr (cas && !WarpPrivate) deferred_.flush(subs_);
     __syncthreads();
     const T identity = Op::identity();
     for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
