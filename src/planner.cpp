@@ -466,13 +466,13 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   if (o.S > 0) {
     group_bins = ceil_div(H, o.S);
   } else {
-    // k.partition_groups groups, each no larger than the opt-in shared memory allows (more groups then). The cas
-    // and xcg classes: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
+    // k.partition_groups groups, each no larger than the opt-in shared memory allows (more groups then). The lock
+    // class: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
     // holds M copies to spread the hot bins (lent H100, 2026-11-21, xcg H = 1572864: 82 groups of 19370 bins, one
     // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms).
-    // hdw: at least k.partition_groups_hdw groups, small enough for two second-pass blocks per SM while that
-    // takes at most twice k.partition_groups; beyond, larger groups (shorter runs cost more than the lost block).
-    // Lent H100, 2026-11-22, N = 50M uniform, median us for 16 / 24 / 32 / 48 / 64 groups:
+    // hdw: at least k.partition_groups_hdw groups, small enough for two second-pass blocks per SM while
+    // k.partition_groups of those cover H; beyond, one-block groups (below). Lent H100, 2026-11-22, N = 50M
+    // uniform, median us for 16 / 24 / 32 / 48 / 64 groups:
     //   H = 196608: 286 / 302 / 296 / 304 / 310;   H = 393216: 289 / 305 / 298 / 304 / 313;
     //   H = 786432: 360 / 382 (one block per SM) / 302 / 308 / 315;   H = 1572864: 32 groups 375, 48 431 (one
     //   block per SM), 64 315. Fewer groups make longer runs but more merges (blocks x bins per group).
@@ -491,7 +491,18 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
                              : locked_groups  ? k.partition_groups_locked
                                               : k.partition_groups);
     const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(two_share / el));
-    const bool two_fit = contended_class || ceil_div(H, two_per_sm) <= 2 * i64{k.partition_groups};
+    // hdw and 64-bit cas: groups of two blocks per SM while k.partition_groups of them cover H; beyond,
+    // k.partition_groups groups of one block per SM (as large as the opt-in allows, more groups past that), whose
+    // second pass runs 1024 threads (second_pass_threads). Lent H100, 2026-11-25, N = 50M, seed 000's grid, two-block
+    // groups -> one-block groups, us (bench/results/2026-11-25-h100-partition-one-block-groups.txt): hdw RF 1 / 63
+    // H = 1048576 279 / 287 -> 271 / 263, H = 1572864 289 / 284 -> 273 / 264 (Zipf(1.1) 357 -> 327); the packed
+    // argmax RF 1 / 63 H = 786432 460 / 507 -> 450 / 471, H = 1572864 550 / 587 -> 468 / 566, H = 2097152 702 /
+    // 1026 -> 603 / 627. 32-bit cas keeps two-block groups: its updates mostly change the word, and a group's copy
+    // shared by twice the threads doubled Zipf(1.1) (H = 1048576 5057 -> 10645 us) for at most 11% on uniform input. (On
+    // 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups 375 us, 64: 315.)
+    const bool two_always = many_groups || locked_groups || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
+    const bool two_fit = two_always || ceil_div(H, two_per_sm) <= i64{k.partition_groups};
+    if (!two_fit) group_bins = ceil_div(H, k.partition_groups);
     const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);
     group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).

@@ -134,7 +134,8 @@ TEST(GpuVsCpu, XcgUnpackedArgmaxAllSizes) { full_grid<unpacked_argmax>(); }
 // ---- each strategy forced ----
 TEST(GpuVsCpu, HdwForcedStrategies) { forced_strategies<ghist::plus<std::uint32_t>>({1, 2, 255, 4096, 49152, 196608}); }
 TEST(GpuVsCpu, CasForcedStrategies) { forced_strategies<saturating_add24>({1, 2, 255, 4096, 49152, 196608}); }
-TEST(GpuVsCpu, CasPackedArgmaxForcedStrategies) { forced_strategies<packed_argmax>({1, 257, 12288, 196608}); }
+// (H = 786433: the partitioned strategy's groups of one block per SM for 64-bit compare-and-swap.)
+TEST(GpuVsCpu, CasPackedArgmaxForcedStrategies) { forced_strategies<packed_argmax>({1, 257, 12288, 196608, 786433}); }
 TEST(GpuVsCpu, XcgForcedStrategies) { forced_strategies<unpacked_argmax>({1, 2, 255, 4096, 49152, 196608}); }
 TEST(GpuVsCpu, Xcg12ByteForcedStrategies) { forced_strategies<point_sum_op>({1, 257, 12288}); }
 TEST(GpuVsCpu, Xcg16ByteForcedStrategies) { forced_strategies<count_max_op>({1, 257, 12288}); }

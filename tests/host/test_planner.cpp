@@ -838,12 +838,29 @@ TEST(PlannerH100, Partitioned) {
   p.record_bytes = 4;
   plan pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.H_chk, 27595);  // 32 groups of 49152 would leave one block per SM: 57 equal groups of < 109 KiB
-  EXPECT_EQ(pl.S, 57);
+  // Groups of two blocks per SM (< 109 KiB) would take 57 > partition_groups: 32 groups of 49152 bins, one block
+  // per SM.
+  EXPECT_EQ(pl.H_chk, 49152);
+  EXPECT_EQ(pl.S, 32);
   EXPECT_EQ(pl.M, 1);
-  EXPECT_EQ(pl.shared_bytes, 27595u * 4u);
-  EXPECT_EQ(pl.grid, 264);      // two blocks per SM
-  p.num_bins = 3 << 20;         // 109 groups of 113 KiB would be too many: 55 groups of 227 KiB, one block per SM
+  EXPECT_EQ(pl.shared_bytes, 49152u * 4u);
+  EXPECT_EQ(pl.grid, 132);
+  p.num_bins = 786432;          // 29 equal groups of < 109 KiB: two blocks per SM
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.H_chk, 27119);
+  EXPECT_EQ(pl.S, 29);
+  EXPECT_EQ(pl.grid, 264);
+  problem packed_huge = small_problem(paper_n, 786432, atomic_class::cas, 8);  // the same for 64-bit cas
+  packed_huge.record_bytes = 4;
+  pl = ghist::make_plan(packed_huge, dev, forced);
+  EXPECT_EQ(pl.S, 32);
+  EXPECT_EQ(pl.grid, 132);
+  problem cas_huge = paper_problem(atomic_class::cas, 1572864);  // 32-bit cas keeps two blocks per SM
+  cas_huge.record_bytes = 4;
+  pl = ghist::make_plan(cas_huge, dev, forced);
+  EXPECT_EQ(pl.S, 57);
+  EXPECT_EQ(pl.grid, 264);
+  p.num_bins = 3 << 20;         // 32 groups of 98304 bins do not fit: 55 groups of 227 KiB, one block per SM
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 57196);
   EXPECT_EQ(pl.S, 55);
