@@ -469,7 +469,11 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // k.partition_groups groups, each no larger than the opt-in shared memory allows (more groups then). The lock
     // class: groups that leave two blocks per SM, and with RF > 8 many small groups, so that each block
     // holds M copies to spread the hot bins (lent H100, 2026-11-21, xcg H = 1572864: 82 groups of 19370 bins, one
-    // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms).
+    // block per SM, 2705 us; 192 groups 1747 us; RF = 63: 32 groups 8.5-11.7 ms, 384 groups 3.5-4.3 ms). RF > 8
+    // where warp-private groups do not apply (k.partition_groups_contended): lent H100, 2026-11-25, seed 000's
+    // unpacked argmax, H = 1572864, 384 -> 768 groups, RF 16 / 63 1679 / 1179 -> 1436 / 1145 us, Zipf(1.1) (sampled
+    // RF ~ 11) 2550 -> 2242, one bin 1161 -> 1146 (bench/results/2026-11-25-h100-xcg-contended-groups.txt; the
+    // grid's fixed S = 768 at H = 393216..786432 had beaten 384 by 4-7% too).
     // hdw: at least k.partition_groups_hdw groups, small enough for two second-pass blocks per SM while
     // k.partition_groups of those cover H; beyond, one-block groups (below). Lent H100, 2026-11-22, N = 50M
     // uniform, median us for 16 / 24 / 32 / 48 / 64 groups:

@@ -134,7 +134,7 @@ struct planner_constants {
   int partition_groups = 32;             ///< for cas
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
-  int partition_groups_contended = 384;  ///< for xcg with RF > 8
+  int partition_groups_contended = 768;  ///< for xcg with RF > 8 (src/planner.cpp, the measurements)
   /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)
   int partition_groups_warp_private = 512;
   /// for 32-bit cas with RF >= 40: the same, groups of two blocks per SM only (src/planner.cpp, the measurements)
