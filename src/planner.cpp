@@ -502,8 +502,9 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // H = 1048576 279 / 287 -> 271 / 263, H = 1572864 289 / 284 -> 273 / 264 (Zipf(1.1) 357 -> 327); the packed
     // argmax RF 1 / 63 H = 786432 460 / 507 -> 450 / 471, H = 1572864 550 / 587 -> 468 / 566, H = 2097152 702 /
     // 1026 -> 603 / 627. 32-bit cas keeps two-block groups: its updates mostly change the word, and a group's copy
-    // shared by twice the threads doubled Zipf(1.1) (H = 1048576 5057 -> 10645 us) for at most 11% on uniform input. (On
-    // 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups 375 us, 64: 315.)
+    // shared by twice the threads doubled Zipf(1.1) (H = 1048576 5057 -> 10645 us) for at most 11% on uniform
+    // input. (On 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups
+    // 375 us, 64: 315.)
     const bool two_always = many_groups || locked_groups || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
     const bool two_fit = two_always || ceil_div(H, two_per_sm) <= i64{k.partition_groups};
     if (!two_fit) group_bins = ceil_div(H, k.partition_groups);
