@@ -209,6 +209,15 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // M = 466 143.8). Only for one bin: at two active bins (H = 127, RF = 63) M = 1 took 13992 us against 479 for the
   // model's M, and for uniform input told RF = 63 it takes 1591 us at H = 31 against 106.
   if (p.op_class == atomic_class::cas && p.value_bytes == 4 && static_cast<double>(H) <= RF) M = 1;
+  // 64-bit compare-and-swap at RF >= 40 over 8 or more active bins: one block's worth of copies (seed 000's k = 1,
+  // M = max(1, B / H)), fewer than the model's. Its updates mostly leave the word as it is (the packed argmax), so
+  // the model's copies for the race cost their initialisation, merge and bank conflicts more than they save. Lent
+  // H100, 2026-11-25, seed 000's packed argmax, RF = 63, the fixed sweep of two full grids (-check-7ebd259.csv,
+  // -grid-5b921bc.csv), the model's M -> k = 1, us: H = 505 M = 28 -> 2 235 / 236 -> 220 / 222; H = 2048 M = 7 -> 1
+  // 245 / 236 -> 232 / 220; H = 6144 M = 2 -> 1 233 / 235 -> 229 / 228. (H = 127, two active bins: the model's
+  // M = 113 242-248 against 259-265 for M = 72.)
+  if (p.op_class == atomic_class::cas && p.value_bytes == 8 && RF >= 40 && static_cast<double>(H) >= 8 * RF)
+    M = std::min<i64>(M, std::max<i64>(1, B / H));
   if (o.M > 0) M = o.M;
 
   // Eq. 3: chunks of len bins so that M chunks fit in L, S = ceil(H / len) passes, H_chk = ceil(H / S).

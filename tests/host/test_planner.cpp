@@ -432,6 +432,27 @@ TEST(PlannerH100, CompareAndSwapOneActiveBinKeepsOneCopy) {
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63), dev, fixed).M, 33);
 }
 
+TEST(PlannerH100, WideCompareAndSwapAtHighRaceFactorKeepsOneBlockOfCopies) {
+  // 64-bit cas at RF >= 40 over >= 8 active bins: M = max(1, B / H) (seed 000's k = 1), not the model's M.
+  const device_info dev = device_info::h100_sxm();
+  auto packed = [](std::int64_t H, double rf) {
+    problem p = paper_problem(atomic_class::cas, H, rf);
+    p.value_bytes = 8;
+    p.value_align = 8;
+    return p;
+  };
+  EXPECT_EQ(ghist::make_plan(packed(505, 63), dev).M, 2);
+  EXPECT_EQ(ghist::make_plan(packed(2048, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_plan(packed(6144, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_plan(packed(127, 63), dev).M, 113) << "two active bins: the model's M";
+  EXPECT_EQ(ghist::make_plan(packed(505, 1), dev).M, 28) << "RF 1: the model's M";
+  EXPECT_EQ(ghist::make_plan(packed(505, 16), dev).M, 28) << "RF below 40: the model's M";
+  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63), dev).M, 2) << "32-bit: not this rule";
+  plan_overrides fixed;
+  fixed.M = 18;
+  EXPECT_EQ(ghist::make_plan(packed(505, 63), dev, fixed).M, 18);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 3. Overrides and edge cases.
 
