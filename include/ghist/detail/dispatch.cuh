@@ -90,6 +90,12 @@ void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream)
   GHIST_CUDA_CHECK(cudaGetLastError());
 }
 
+/// The classes the planner gives warp-private copies (plan::warp_private): their warp-private kernels are compiled
+/// for these only.
+template <class Op>
+inline constexpr bool warp_private_class =
+    atomic_class_of<Op> == atomic_class::xcg || atomic_class_of<Op> == atomic_class::cas;
+
 template <class Source, class Op>
 void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
                    mode how, scratch_space& scratch, cudaStream_t stream) {
@@ -119,7 +125,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   };
   // The warp-private variant is compiled only for the lock and compare-and-swap classes, the deferring one only for
   // the compare-and-swap class: the classes the planner gives them to.
-  if constexpr (atomic_class_of<Op> == atomic_class::xcg || atomic_class_of<Op> == atomic_class::cas) {
+  if constexpr (warp_private_class<Op>) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)
         throw error("a warp-private plan needs whole warps and M = block / 32 (" + pl.to_string() + ")");
@@ -239,7 +245,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   auto partition = partition_counted_kernel<In, BinFn, Record>;
   auto histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record>;
   decltype(histogram) wide = contiguous_group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
-  if constexpr (xcg || atomic_class_of<Op> == atomic_class::cas) {
+  if constexpr (warp_private_class<Op>) {
     if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked by launch_partitioned)
       histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record, true>;
       wide = nullptr;
@@ -299,7 +305,6 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     using In = std::remove_cv_t<std::remove_pointer_t<decltype(src.input)>>;
     using BinFn = decltype(src.f);
     constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
-    constexpr bool private_class = xcg || atomic_class_of<Op> == atomic_class::cas;
     const int groups = pl.S;
     const int most_groups = pl.counted_groups ? max_counted_groups : max_partition_groups;
     if (groups < 1 || groups > most_groups || pl.H_chk < 1 || num_bins > max_partition_bins ||
@@ -309,7 +314,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     if (unit_increments_v<BinFn, Op> && pl.H_chk > max_local_bin_group)  // records are 16-bit bins in a group
       throw error("a partitioned plan of unit increments needs groups of at most " +
                   std::to_string(max_local_bin_group) + " bins (" + pl.to_string() + ")");
-    if (pl.warp_private && (!private_class || pl.M != partition_block / 32))
+    if (pl.warp_private && (!warp_private_class<Op> || pl.M != partition_block / 32))
       throw error("a warp-private partitioned plan needs M = " + std::to_string(partition_block / 32) + " (" +
                   pl.to_string() + ")");
     if (pl.counted_groups) {
@@ -338,7 +343,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     decltype(histogram) wide = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
     // Warp-private copies of a group (no locks, no atomics): compiled only for the lock and compare-and-swap classes,
     // the classes the planner gives them.
-    if constexpr (private_class) {
+    if constexpr (warp_private_class<Op>) {
       if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked above)
         histogram = group_histogram_kernel<In, BinFn, Op, Record, true>;
         wide = nullptr;
