@@ -64,6 +64,9 @@ const std::vector<int> global_M = {1, 4, 8, 16, 32};
 // The partitioned strategy (seed 003's idea) for large H: groups of bins, each histogrammed in shared memory.
 constexpr std::int64_t min_partition_sweep_H = 49152;
 const std::vector<int> partition_groups = {32, 96, 192, 384, 768};
+// A copy per thread (plan_overrides::thread_private) for the compare-and-swap and lock classes, while a copy takes
+// at most this many bytes (H = 1024 of 4 bytes, 512 of 8: one warp's copies fit the 227 KiB of an SM).
+constexpr std::int64_t max_thread_private_sweep_bytes = 4096;
 
 // ---- options ----
 
@@ -80,6 +83,8 @@ struct config {
   bool cub = true;
   /// Non-uniform inputs: pass the cell's RF as options.race_factor anyway (default: 0, unknown; see race_factor_for).
   bool tell_rf = false;
+  /// auto with plan_overrides::thread_private = -1, for a same-run comparison with the plans before it.
+  bool no_thread_private = false;
 };
 
 const char* usage_text =
@@ -90,9 +95,10 @@ const char* usage_text =
     "(index, value) struct: lock path) and packed (the same argmax in 64 bits: CAS path). For each (op, H, RF) it\n"
     "times ghist auto, ghist with every fixed (M, S) of seed 000's Fig. 7 sweep (shared memory, B = 1024,\n"
     "M = 1 and k*floor(B/min(H,B)) for k in 1,3,6,9, for H <= 49152; global memory, M in 1,4,8,16,32, S = 1, for\n"
-    "H >= 12288), CUB (HistogramEven for HDW, radix sort + ReduceByKey otherwise), and once the read-only floor and\n"
-    "a device-to-device copy of the same bytes. Every result is checked against the CPU backend before it is\n"
-    "timed. Times are medians over CUDA events after a warm-up.\n"
+    "H >= 12288; a copy per thread for CAS, XCG and packed, up to 4 KiB a copy), CUB (HistogramEven for HDW, radix\n"
+    "sort + ReduceByKey otherwise), and once the read-only floor and a device-to-device copy of the same bytes.\n"
+    "Every result is checked against the CPU backend before it is timed. Times are medians over CUDA events after\n"
+    "a warm-up.\n"
     "\n"
     "Options:\n"
     "  --quick            H in {31, 505, 2048, 12288, 49152, 196608, 1572864} and 7 runs (fixed sweeps kept)\n"
@@ -109,6 +115,7 @@ const char* usage_text =
     "  --tell-rf          with a non-uniform --dist, still tell ghist the cell's RF (by default it is told the\n"
     "                     RF is unknown: the RF column fixes the active bins, not the race of a skewed input)\n"
     "  --no-fixed         only ghist auto and the baselines\n"
+    "  --no-thread-private  auto without a copy per thread (plan_overrides::thread_private = -1)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -188,6 +195,7 @@ bool parse(int argc, char** argv, config& c) {
       }
     } else if (a == "--tell-rf") c.tell_rf = true;
     else if (a == "--no-fixed") c.fixed = false;
+    else if (a == "--no-thread-private") c.no_thread_private = true;
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -227,9 +235,11 @@ ghist::plan_overrides fixed_plan(ghist::strategy kind, int M, int S, int block) 
   return o;
 }
 
-std::vector<variant> variants_for(std::int64_t H, bool fixed) {
+// private_copy_bytes: a thread-private copy's bytes per bin, 0 for operators with hardware atomics.
+std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t private_copy_bytes) {
   std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
-  if (!fixed) return v;
+  if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
+  if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {
     std::vector<int> Ms = {1};
     const int per_block = shared_block / static_cast<int>(std::min<std::int64_t>(H, shared_block));
@@ -239,6 +249,11 @@ std::vector<variant> variants_for(std::int64_t H, bool fixed) {
     for (int M : Ms)
       v.push_back({"shared M=" + std::to_string(M), variant_kind::fixed,
                    fixed_plan(ghist::strategy::shared_memory, M, 0, shared_block)});
+  }
+  if (private_copy_bytes > 0 && H * std::int64_t(private_copy_bytes) <= max_thread_private_sweep_bytes) {
+    ghist::plan_overrides o;
+    o.thread_private = 1;
+    v.push_back({"thread-private", variant_kind::fixed, o});
   }
   if (H >= min_global_sweep_H)
     for (int M : global_M)
@@ -282,7 +297,7 @@ void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<rec
 
   const std::size_t first_row = rows.size();
   int fixed_ok = 0, fixed_total = 0;
-  for (const variant& v : variants_for(H, ctx.cfg->fixed)) {
+  for (const variant& v : variants_for(H, *ctx.cfg, D::id == bench::op_id::hdw ? 0 : sizeof(T))) {
     record r;
     r.op = D::name;
     r.H = H;

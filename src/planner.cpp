@@ -61,6 +61,18 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.counted_groups < -1 || o.counted_groups > 1)
     throw error("plan override counted_groups must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.counted_groups));
+  if (o.thread_private < -1 || o.thread_private > 1)
+    throw error("plan override thread_private must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.thread_private));
+  if (o.thread_private > 0 && (o.M > 0 || o.S > 0 || o.block > 0 || o.grid > 0))
+    throw error("plan override thread_private = 1 sets M = block, S = 1 and its own block and grid: leave overrides "
+                "M, S, block and grid at 0");
+  if (o.thread_private > 0 && o.kind != strategy::automatic && o.kind != strategy::shared_memory)
+    throw error(std::string("plan override thread_private = 1 is a shared-memory plan; overrides.kind is ") +
+                to_string(o.kind));
+  if (o.thread_private > 0 && p.op_class == atomic_class::hdw)
+    throw error("plan override thread_private = 1 applies to the compare-and-swap and lock classes; this operator "
+                "has hardware atomics");
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -286,6 +298,66 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
     if (single.S <= pl.S && !single.defer_lost_updates) pl = single;
   }
   return pl;
+}
+
+// A sub-histogram per thread for the compare-and-swap and lock classes (plan::thread_private): each thread
+// updates its own copy with a plain read-modify-write, so there is nothing to retry, lock or fold, whatever the race
+// factor or skew. It needs H values per thread (the stride odd, so that lanes on one bin use different banks), which
+// leaves fewer threads per SM as H grows, and with them fewer loads in flight: taken while at least
+// thread_private_min_threads_per_sm get a copy. Lent H100, 2026-11-25, N = 50M, ghist_bench (RF told for uniform
+// input, unknown for skewed), the plans before (plan_overrides::thread_private = -1) -> thread-private, us, same run
+// (bench/results/2026-11-25-h100-thread-private.txt):
+//   H = 31 (1024 threads per SM for 4-byte bins, 896 for 8-byte): seed 000's saturating add RF 1 / 63 107 / 88 ->
+//   84 / 83, unpacked argmax 237 / 132 -> 107 / 106, packed argmax 184 / 142 -> 104 / 97;
+//   H = 127 (448 threads; 8-byte bins 224): saturating add 130 / 501 -> 110 / 105, unpacked argmax 246 / 459 ->
+//   186 / 185, packed 202 / 242 -> 170 / 166; Zipf(1.1) saturating add 256 -> 108, unpacked argmax 345 -> 188;
+//   H = 255 (224 threads, 4-byte bins): saturating add RF 63 349 -> 160, Zipf(1.1) 399 -> 158, but every input in
+//   one bin 114 -> 158, and the fixed sweep's thread-private at RF 1 159 against the deferring loop's 133: the
+//   32-bit compare-and-swap's deferring loop rarely retries at a low RF, so told RF < 8 it needs twice the threads
+//   (H <= 127). One bin at 224 threads also costs the 8-byte classes (H = 127: unpacked argmax 127 -> 182, packed
+//   144 -> 166), still below their uniform times. At 96 threads per SM (H = 505 of 4 bytes, 255 of 8) a copy per
+//   thread took 318-381 us, at 32 threads 900-1100: each thread waits on its loads.
+// Loads: two 16-byte vectors a step prefetched (an earlier try, whose results were lost, found four no faster and
+// one, for_each, 3-10% slower at H <= 127; not re-measured).
+// hdw keeps its hardware atomics (at the read floor already there). Returns false when it does not apply.
+// min_threads_per_sm: the planner's rule when 0; a caller's override (plan_overrides::thread_private) asks for one
+// warp.
+bool thread_private_plan(const problem& p, const device_info& dev, const planner_constants& k,
+                         int min_threads_per_sm, plan& out) {
+  if (p.op_class == atomic_class::hdw || p.n <= 0) return false;
+  if (min_threads_per_sm <= 0 && k.thread_private_min_threads_per_sm <= 0) return false;
+  const i64 stride = shared_copy_stride(p.num_bins, 2);
+  const std::size_t per_thread = static_cast<std::size_t>(stride) * p.value_bytes;
+  int best_blocks = 0, best_B = 0;
+  for (int blocks_per_sm : {2, 1}) {  // two blocks first: on a tie, smaller blocks wait less at their barriers
+    const shared_budget budget = shared_budget_for(dev.max_threads_per_sm / blocks_per_sm, dev, blocks_per_sm);
+    const i64 fit = static_cast<i64>(budget.L / per_thread);
+    const i64 B = std::min<i64>({fit, dev.max_threads_per_block, dev.max_threads_per_sm / blocks_per_sm,
+                                 thread_private_max_block}) / 32 * 32;
+    if (B * blocks_per_sm > static_cast<i64>(best_B) * best_blocks) {
+      best_blocks = blocks_per_sm;
+      best_B = static_cast<int>(B);
+    }
+  }
+  const bool told_low_rf_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && p.race_factor > 0 &&
+                               p.race_factor < 8;
+  const int min_threads = min_threads_per_sm > 0 ? min_threads_per_sm
+                                                : k.thread_private_min_threads_per_sm * (told_low_rf_cas ? 2 : 1);
+  if (best_B == 0 || best_B * best_blocks < min_threads) return false;
+  plan pl;
+  pl.kind = strategy::shared_memory;
+  pl.thread_private = true;
+  pl.race_factor = race_factor_used(p);
+  pl.block = best_B;
+  pl.grid = clamp_to_int(std::min<i64>(ceil_div(p.n, best_B), static_cast<i64>(dev.sm_count) * best_blocks));
+  pl.M = best_B;
+  pl.C = 1;
+  set_passes(pl, p.num_bins, 1);
+  pl.shared_bytes = static_cast<std::size_t>(best_B) * per_thread;
+  pl.temp_bytes = p.op_class == atomic_class::xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;
+  choose_merge_rows(p, k, pl);
+  out = pl;
+  return true;
 }
 
 // A sub-histogram per warp for the lock class (xcg) told RF > 8, when B / 32 of them fit: lanes fold equal bins with
@@ -617,7 +689,8 @@ std::string plan::to_string() const {
   return std::string("strategy=") + ghist::to_string(kind) + " M=" + std::to_string(M) + " S=" + std::to_string(S) +
          " H_chk=" + std::to_string(H_chk) + " C=" + std::to_string(C) + " grid=" + std::to_string(grid) +
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
-         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") + (merge_rows ? " merge_rows" : "") +
+         " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") +
+         (thread_private ? " thread_private" : "") + (merge_rows ? " merge_rows" : "") +
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "");
 }
 
@@ -641,6 +714,13 @@ plan make_global_plan(const problem& p, const device_info& dev, const plan_overr
 plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
                const planner_constants& constants) {
   validate(p, dev, overrides, constants);
+  if (overrides.thread_private > 0) {  // a copy per thread wherever one warp's copies fit (validate: cas or xcg)
+    plan pl;
+    if (!thread_private_plan(p, dev, constants, 32, pl))
+      throw error("plan override thread_private = 1: a copy of " + std::to_string(p.num_bins) + " bins per thread " +
+                  "does not fit one warp in shared memory (or n = 0)");
+    return pl;
+  }
   switch (overrides.kind) {
     case strategy::shared_memory: return shared_plan(p, dev, overrides, constants);
     case strategy::global_memory: return global_plan(p, dev, overrides, constants);
@@ -674,8 +754,11 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     use_shared = shared_plan_with(p, dev, model, constants, 0).S <= max_shared_passes(p.op_class, constants);
   }
   const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
-  plan warp_private;
-  if (use_shared && free_shape && warp_private_plan(p, dev, constants, warp_private)) return warp_private;
+  plan private_copies;
+  if (use_shared && free_shape && overrides.thread_private == 0 &&
+      thread_private_plan(p, dev, constants, 0, private_copies))
+    return private_copies;
+  if (use_shared && free_shape && warp_private_plan(p, dev, constants, private_copies)) return private_copies;
   plan partitioned;
   if (use_shared) {
     plan shared = shared_plan(p, dev, overrides, constants);

@@ -63,6 +63,11 @@ GHIST_HD constexpr std::int64_t shared_copy_stride(std::int64_t H_chk, std::int6
   return M > 1 && H_chk % 2 == 0 ? H_chk + 1 : H_chk;
 }
 
+/// The largest block of a thread-private plan (plan::thread_private): its kernel keeps two 16-byte loads in flight
+/// per thread beside the two being visited, which needs more than the 32 registers that two blocks of 1024 threads
+/// per SM leave, so it is compiled for two blocks of at most this many.
+inline constexpr int thread_private_max_block = 512;
+
 /// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
 struct plan {
   strategy kind = strategy::shared_memory;
@@ -80,6 +85,10 @@ struct plan {
   /// RF >= 40 (src/planner.cpp, warp_private_plan). Partitioned: copies of a group, for the lock class at RF > 8
   /// and 32-bit cas at RF >= 40, while the groups are few enough (warp_private_group_bins in src/planner.cpp).
   bool warp_private = false;
+  /// Shared memory, cas and xcg classes: one sub-histogram per thread (M = block, C = 1), updated with a plain
+  /// read-modify-write: no atomics, no locks, no retries, whatever the race factor. For small H, where a copy per
+  /// thread fits enough threads per SM (src/planner.cpp, thread_private_plan).
+  bool thread_private = false;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
   /// in place of global atomics (or locks) per block and bin. Chosen for the cas and xcg classes while the rows take
@@ -108,6 +117,10 @@ struct plan_overrides {
   int grid = 0;
   /// partitioned: 1 counts the groups first (plan::counted_groups), -1 keeps the tile layout, 0 planner decides.
   int counted_groups = 0;
+  /// shared memory, cas and xcg: 1 takes a copy per thread (plan::thread_private) wherever one warp's copies fit
+  /// (the planner asks for more threads per SM: planner_constants::thread_private_min_threads_per_sm), -1 never,
+  /// 0 planner decides. With 1, M and S are the plan's (M = block, S = 1) and may not be given.
+  int thread_private = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is
@@ -130,6 +143,10 @@ struct planner_constants {
   /// xcg at RF <= 8: a shared plan of at most this many passes that merges through rows stays in shared memory
   /// instead of leaving for the partitioned strategy (src/planner.cpp, the measurement).
   int max_kept_shared_passes_xcg = 3;
+  /// shared memory, cas and xcg: a copy per thread (plan::thread_private) when at least this many threads per SM
+  /// get one (twice as many for 32-bit cas told RF < 8; src/planner.cpp, thread_private_plan, the measurements);
+  /// 0 never.
+  int thread_private_min_threads_per_sm = 224;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
   int partition_groups = 32;             ///< for cas
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8

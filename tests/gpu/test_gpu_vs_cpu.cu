@@ -29,6 +29,8 @@ struct test_case {
   double race_factor = 0.0;  ///< options.race_factor (0 = unknown)
   int block = 0;             ///< overrides.block; 0 = planner decides
   int counted = 0;           ///< overrides.counted_groups (the partitioned strategy's layout); 0 = planner decides
+  std::int64_t offset = 0;   ///< the call reads inputs [offset, n): an input pointer off the 16-byte boundary
+  int thread_private = 0;    ///< overrides.thread_private (a copy per thread); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -36,7 +38,8 @@ std::string describe(const test_case& c, std::uint64_t seed) {
   s << "dist=" << to_string(c.dist) << " n=" << c.n << " H=" << c.H << " strategy=" << ghist::to_string(c.kind)
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
-    << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " seed=" << seed;
+    << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
+    << " thread_private=" << c.thread_private << " seed=" << seed;
   return s.str();
 }
 
@@ -61,8 +64,8 @@ void check_against_cpu(const test_case& c) {
 
   std::vector<T> expected = initial;
   const int cpu_threads = c.H > c.n / 4 ? 1 : 0;  // private sub-histograms cost more than they save when H ~ n
-  ghist::cpu::generalized_histogram(elements.data(), c.n, element_to_update<Op>{}, Op{}, expected.data(), c.H, c.how,
-                                    cpu_threads);
+  ghist::cpu::generalized_histogram(elements.data() + c.offset, c.n - c.offset, element_to_update<Op>{}, Op{},
+                                    expected.data(), c.H, c.how, cpu_threads);
 
   device_buffer<std::uint64_t> d_elements(elements);
   device_buffer<T> d_hist(initial);
@@ -72,15 +75,16 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.S = c.groups;
   opts.overrides.block = c.block;
   opts.overrides.counted_groups = c.counted;
+  opts.overrides.thread_private = c.thread_private;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
   if (c.indexed)
-    ghist::generalized_histogram_indexed_async(c.n, indexed_update<Op>{d_elements.get()}, Op{}, d_hist.get(), c.H, 0,
-                                               opts);
+    ghist::generalized_histogram_indexed_async(c.n - c.offset, indexed_update<Op>{d_elements.get() + c.offset}, Op{},
+                                               d_hist.get(), c.H, 0, opts);
   else
-    ghist::generalized_histogram_async(d_elements.get(), c.n, element_to_update<Op>{}, Op{}, d_hist.get(), c.H, 0,
-                                       opts);
+    ghist::generalized_histogram_async(d_elements.get() + c.offset, c.n - c.offset, element_to_update<Op>{}, Op{},
+                                       d_hist.get(), c.H, 0, opts);
   CUDA_OK(cudaDeviceSynchronize());
   const std::vector<T> got = d_hist.download();
 
@@ -328,8 +332,8 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
     }
-  // The lock class's warp-private plan (auto picks it for small H told RF > 8): element and index forms, skewed
-  // and not.
+  // The lock class's private copies that auto picks for small H told RF > 8, a copy per thread (H = 1, 31) or per
+  // warp (H = 300): element and index forms, skewed and not.
   for (std::int64_t H : {1, 31, 300})
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
       test_case element{distribution::zipf, 5003, H, ghist::strategy::automatic, how};
@@ -366,8 +370,8 @@ TEST(SanitizerLocks, SmallCases) {
         if (kind != ghist::strategy::partitioned)  // index inputs cannot be partitioned
           check_against_cpu<point_sum_op>({distribution::one_bin, 5003, H, kind, how, true});
       }
-  // What auto gives the lock class at small H with RF unknown: the model's M copies with locks (skewed, so that
-  // lanes of a warp share copies and locks).
+  // What auto gives the lock class at small H with RF unknown: a copy per thread (H = 1, 31; no locks) or the
+  // model's M copies with locks (H = 300; skewed, so that lanes of a warp share copies and locks).
   for (std::int64_t H : {1, 31, 300})
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
       check_against_cpu<unpacked_argmax>({distribution::zipf, 5003, H, ghist::strategy::automatic, how});
@@ -397,6 +401,55 @@ TEST(GpuVsCpu, XcgWarpPrivatePlan) {
           c.race_factor = rf;
           check_against_cpu<unpacked_argmax>(c);
         }
+}
+
+// A copy per thread (plan::thread_private) is what auto gives the compare-and-swap and lock classes at small H, of
+// every value size: check it is taken, then its results on every distribution, with partial last blocks, inputs off
+// the 16-byte boundary, the indexed form, both modes, and the merge through rows or (a caller's workspace too small
+// for the rows) through the destination's compare-and-swaps or locks.
+template <class Op>
+void thread_private_copies(std::initializer_list<std::int64_t> sizes) {
+  int k = 0;
+  for (std::int64_t H : sizes) {
+    const std::int64_t big = (1 << 20) + 7;
+    const auto pl = ghist::plan_for<Op>(big, H);
+    ASSERT_TRUE(pl.thread_private) << pl.to_string();
+    EXPECT_EQ(pl.M, pl.block) << pl.to_string();
+    const std::size_t lock_bytes = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg ? std::size_t(H) * 4 : 16;
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), big})
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.race_factor = (k % 3 == 0) ? 63.0 : 0.0;
+        c.indexed = k % 5 == 0;
+        c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
+        c.workspace_bytes = (n == big && k % 2 == 0) ? lock_bytes : 0;
+        check_against_cpu<Op>(c);
+      }
+  }
+}
+TEST(GpuVsCpu, ThreadPrivateCompareAndSwap) {
+  thread_private_copies<saturating_add24>({1, 31, 127});
+  thread_private_copies<packed_argmax>({2, 63});
+}
+TEST(GpuVsCpu, ThreadPrivateLockClass) {
+  thread_private_copies<unpacked_argmax>({1, 31, 127});
+  thread_private_copies<point_sum_op>({31});
+  thread_private_copies<count_max_op>({7});
+}
+// A caller's plan_overrides::thread_private = 1 where auto would not take it: blocks of one warp, larger H.
+TEST(GpuVsCpu, ThreadPrivateOverride) {
+  int k = 0;
+  for (std::int64_t n : {std::int64_t(4099), std::int64_t(1 << 20) + 3})
+    for (distribution d : all_distributions) {
+      test_case c{d, n, 505, ghist::strategy::automatic,
+                  (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.thread_private = 1;
+      check_against_cpu<saturating_add24>(c);
+      check_against_cpu<unpacked_argmax>(c);
+      c.H = 1024;
+      check_against_cpu<saturating_add24>(c);
+    }
 }
 
 // The compare-and-swap and lock classes merge their blocks through rows in shared memory plans (a row of H values

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "error_expectations.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/device_info.hpp"
 #include "ghist/error.hpp"
@@ -256,33 +257,34 @@ TEST(PlannerH100, Switch) {
   const device_info dev = device_info::h100_sxm();
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
-    // RF enters the shared plan only for cas: one active bin (H = 31 <= RF = 63) takes M = 1, several active bins
-    // at RF = 63 a copy per warp where they fit (H = 505), else one block per SM with twice the copies; otherwise it
-    // changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608 needs 7
-    // there, so it goes global although one block per SM needs 4.
+    // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
+    // only for cas: several active bins at RF = 63 take a copy per warp where they fit (H = 505), else one block per
+    // SM with twice the copies; otherwise it changes the global M. The switch counts the passes of the default
+    // shape (2 blocks per SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:1,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
-                     : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
+              sparse ? "shared:512,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+                     : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
     // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:32,1 shared:32,1 shared:6,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
-                     : "shared:414,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
+              sparse ? "shared:448,1 shared:32,1 shared:6,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
+                     : "shared:448,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
   }
 }
 
 TEST(PlannerH100, WarpPrivateLockClass) {
-  // The lock class told RF > 8 gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit:
-  // H = 31 and 400 with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
+  // The lock class told RF > 8 gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit and a
+  // copy per thread does not (H = 31, 127: ThreadPrivateCopiesForSmallH): H = 200 and 400 with 2 blocks per SM
+  // (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
   // never at RF <= 8 or unknown, never hdw or cas at RF 1, never make_shared_plan (eqs. 1-3 as the paper has them),
   // never with a caller's M.
   const device_info dev = device_info::h100_sxm();
-  for (std::int64_t H : {31, 400, 505, 900}) {
+  for (std::int64_t H : {200, 400, 505, 900}) {
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 8.0), dev).warp_private);
@@ -317,8 +319,8 @@ TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
   for (const row r : {row{31, 1, true}, row{12288, 1, true}, row{31, 63, true}, row{127, 63, true},
                       row{251, 63, true}, row{252, 63, false}, row{505, 63, false}, row{12288, 63, false},
                       row{12288, 0, true}, row{64, 8, false}, row{64, 7.9, true}}) {
-    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
-    ASSERT_EQ(pl.kind, strategy::shared_memory) << pl.to_string();
+    const plan pl = ghist::make_shared_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);  // auto: H <= 127
+    ASSERT_EQ(pl.kind, strategy::shared_memory) << pl.to_string();                            // is thread-private
     EXPECT_EQ(pl.defer_lost_updates, r.defer) << "H=" << r.H << " RF=" << r.rf << " " << pl.to_string();
     EXPECT_EQ(pl.to_string().find("defer_lost_updates") != std::string::npos, r.defer);
   }
@@ -417,19 +419,20 @@ TEST(PlannerH100, SharedCopiesOfOneBinLieInDifferentBanks) {
 }
 
 TEST(PlannerH100, CompareAndSwapOneActiveBinKeepsOneCopy) {
-  // 32-bit cas with H <= RF (one active bin): M = 1; two active bins or 64-bit values keep the model's M.
+  // 32-bit cas with H <= RF (one active bin): M = 1; two active bins or 64-bit values keep the model's M. (The shared
+  // plan's rules: auto gives these H a copy per thread, ThreadPrivateCopiesForSmallH.)
   const device_info dev = device_info::h100_sxm();
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63), dev).M, 1);
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 63, 63), dev).M, 1);
-  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 64, 63), dev).M, 1);
-  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 127, 63), dev).M, 1);
-  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 31, 1), dev).M, 1);
+  EXPECT_EQ(ghist::make_shared_plan(paper_problem(atomic_class::cas, 31, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_shared_plan(paper_problem(atomic_class::cas, 63, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_shared_plan(paper_problem(atomic_class::cas, 64, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_shared_plan(paper_problem(atomic_class::cas, 127, 63), dev).M, 1);
+  EXPECT_GT(ghist::make_shared_plan(paper_problem(atomic_class::cas, 31, 1), dev).M, 1);
   problem wide = paper_problem(atomic_class::cas, 31, 63);
   wide.value_bytes = 8;
-  EXPECT_GT(ghist::make_plan(wide, dev).M, 1);
+  EXPECT_GT(ghist::make_shared_plan(wide, dev).M, 1);
   plan_overrides fixed;
   fixed.M = 33;
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63), dev, fixed).M, 33);
+  EXPECT_EQ(ghist::make_shared_plan(paper_problem(atomic_class::cas, 31, 63), dev, fixed).M, 33);
 }
 
 TEST(PlannerH100, WideCompareAndSwapAtHighRaceFactorKeepsOneBlockOfCopies) {
@@ -441,16 +444,16 @@ TEST(PlannerH100, WideCompareAndSwapAtHighRaceFactorKeepsOneBlockOfCopies) {
     p.value_align = 8;
     return p;
   };
-  EXPECT_EQ(ghist::make_plan(packed(505, 63), dev).M, 2);
-  EXPECT_EQ(ghist::make_plan(packed(2048, 63), dev).M, 1);
-  EXPECT_EQ(ghist::make_plan(packed(6144, 63), dev).M, 1);
-  EXPECT_EQ(ghist::make_plan(packed(127, 63), dev).M, 113) << "two active bins: the model's M";
-  EXPECT_EQ(ghist::make_plan(packed(505, 1), dev).M, 28) << "RF 1: the model's M";
-  EXPECT_EQ(ghist::make_plan(packed(505, 16), dev).M, 28) << "RF below 40: the model's M";
-  EXPECT_GT(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63), dev).M, 2) << "32-bit: not this rule";
+  EXPECT_EQ(ghist::make_shared_plan(packed(505, 63), dev).M, 2);
+  EXPECT_EQ(ghist::make_shared_plan(packed(2048, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_shared_plan(packed(6144, 63), dev).M, 1);
+  EXPECT_EQ(ghist::make_shared_plan(packed(127, 63), dev).M, 113) << "two active bins: the model's M";
+  EXPECT_EQ(ghist::make_shared_plan(packed(505, 1), dev).M, 28) << "RF 1: the model's M";
+  EXPECT_EQ(ghist::make_shared_plan(packed(505, 16), dev).M, 28) << "RF below 40: the model's M";
+  EXPECT_GT(ghist::make_shared_plan(paper_problem(atomic_class::cas, 505, 63), dev).M, 2) << "32-bit: not this rule";
   plan_overrides fixed;
   fixed.M = 18;
-  EXPECT_EQ(ghist::make_plan(packed(505, 63), dev, fixed).M, 18);
+  EXPECT_EQ(ghist::make_shared_plan(packed(505, 63), dev, fixed).M, 18);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1058,6 +1061,93 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   pl = ghist::make_plan(unknown, dev, part);
   EXPECT_FALSE(pl.warp_private);
   EXPECT_GE(pl.temp_bytes, 8192u * 8u);
+}
+
+TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
+  // A copy per thread for the compare-and-swap and lock classes while at least 224 threads per SM get one (448 for
+  // 32-bit cas told RF < 8), in blocks of at most 512 (two per SM where they fit), the copies an odd stride apart.
+  const device_info dev = device_info::h100_sxm();
+  plan pl = ghist::make_plan(paper_problem(atomic_class::cas, 31, 0.0), dev);
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_NE(pl.to_string().find("thread_private"), std::string::npos);
+  EXPECT_EQ(pl.block, ghist::thread_private_max_block);
+  EXPECT_EQ(pl.M, pl.block);
+  EXPECT_EQ(pl.C, 1);
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_EQ(pl.grid, 264);
+  EXPECT_EQ(pl.shared_bytes, 512u * 31u * 4u);
+  EXPECT_TRUE(pl.merge_rows);
+  EXPECT_FALSE(pl.defer_lost_updates);
+  pl = ghist::make_plan(paper_problem(atomic_class::xcg, 127, 63.0), dev);  // 8-byte bins: 1016 bytes per thread
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.block, 224);
+  EXPECT_EQ(pl.grid, 132);
+  EXPECT_EQ(pl.shared_bytes, 224u * 127u * 8u);  // values only: no locks
+  EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 128, 63.0), dev);  // even H: padded to an odd stride
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.shared_bytes, static_cast<std::size_t>(pl.block) * 129u * 4u);
+  // 32-bit cas at H = 255: 224 threads per SM; told RF 1 its deferring loop, unknown or contended a copy per thread.
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 1.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 0.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 63.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 127, 1.0), dev).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 1.0), dev).thread_private) << "112 threads";
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 0.0), dev).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31, 0.0), dev).thread_private) << "hardware atomics";
+  plan_overrides fixed;
+  fixed.M = 8;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31), dev, fixed).thread_private) << "a caller's M";
+  fixed.M = 0;
+  fixed.block = 256;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31), dev, fixed).thread_private) << "a caller's block";
+  ghist::planner_constants never;
+  never.thread_private_min_threads_per_sm = 0;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31), dev, {}, never).thread_private);
+  pl = ghist::make_plan(small_problem(100, 31, atomic_class::cas), dev);
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.grid, 1) << "no more blocks than the inputs fill";
+}
+
+TEST(PlannerH100, ThreadPrivateOverride) {
+  // plan_overrides::thread_private: 1 takes a copy per thread wherever one warp's copies fit, -1 never.
+  const device_info dev = device_info::h100_sxm();
+  plan_overrides yes;
+  yes.thread_private = 1;
+  plan pl = ghist::make_plan(paper_problem(atomic_class::cas, 1024, 1.0), dev, yes);  // 4100 bytes per thread
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.block, 32) << "227 KiB hold 56 copies of 1025 words: one warp";
+  EXPECT_EQ(pl.grid, 132);
+  EXPECT_EQ(pl.M, pl.block);
+  pl = ghist::make_plan(paper_problem(atomic_class::xcg, 505, 63.0), dev, yes);
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.block, 32);
+  yes.kind = strategy::shared_memory;
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63.0), dev, yes).thread_private);
+  // Errors name the override: too large for one warp, the wrong class or strategy, a shape given beside it.
+  yes.kind = strategy::automatic;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 2048, 1.0), dev, yes); },
+                        "thread_private");
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::hdw, 31, 1.0), dev, yes); },
+                        "thread_private");
+  yes.kind = strategy::global_memory;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, yes); },
+                        "thread_private");
+  yes.kind = strategy::automatic;
+  yes.M = 4;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, yes); },
+                        "thread_private");
+  plan_overrides bad;
+  bad.thread_private = 2;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, bad); },
+                        "thread_private");
+  // -1: the plans before copies per thread (H = 31 at RF 63: one active bin, one copy, the deferring loop).
+  plan_overrides no;
+  no.thread_private = -1;
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 31, 63.0), dev, no);
+  EXPECT_FALSE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.M, 1);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 127, 0.0), dev, no).thread_private);
 }
 
 // The group divider: n / d by multiply-high and shift, exact for every n < 2^31.

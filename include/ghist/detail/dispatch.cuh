@@ -90,10 +90,10 @@ void fill_async(T* out, std::int64_t count, const T& value, cudaStream_t stream)
   GHIST_CUDA_CHECK(cudaGetLastError());
 }
 
-/// The classes the planner gives warp-private copies (plan::warp_private): their warp-private kernels are compiled
-/// for these only.
+/// The classes the planner gives private copies (plan::warp_private, plan::thread_private): their kernels with
+/// private copies are compiled for these only.
 template <class Op>
-inline constexpr bool warp_private_class =
+inline constexpr bool private_copy_class =
     atomic_class_of<Op> == atomic_class::xcg || atomic_class_of<Op> == atomic_class::cas;
 
 template <class Source, class Op>
@@ -125,21 +125,30 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   };
   // The warp-private variant is compiled only for the lock and compare-and-swap classes, the deferring one only for
   // the compare-and-swap class: the classes the planner gives them to.
-  if constexpr (warp_private_class<Op>) {
+  if constexpr (private_copy_class<Op>) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)
         throw error("a warp-private plan needs whole warps and M = block / 32 (" + pl.to_string() + ")");
-      launch(shared_memory_kernel<Source, Op, true>);
+      launch(shared_memory_kernel<Source, Op, copy_owner::warp>);
+      return;
+    }
+  }
+  if constexpr (private_copy_class<Op>) {
+    if (pl.thread_private) {
+      if (pl.M != pl.block || pl.S != 1 || pl.block > thread_private_max_block)
+        throw error("a thread-private plan needs M = block <= " + std::to_string(thread_private_max_block) +
+                    " and one pass (" + pl.to_string() + ")");
+      launch(shared_memory_kernel<Source, Op, copy_owner::thread>);
       return;
     }
   }
   if constexpr (atomic_class_of<Op> == atomic_class::cas) {
     if (pl.defer_lost_updates) {
-      launch(shared_memory_kernel<Source, Op, false, true>);
+      launch(shared_memory_kernel<Source, Op, copy_owner::threads, true>);
       return;
     }
   }
-  launch(shared_memory_kernel<Source, Op, false>);
+  launch(shared_memory_kernel<Source, Op, copy_owner::threads>);
 }
 
 template <class Source, class Op>
@@ -245,7 +254,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   auto partition = partition_counted_kernel<In, BinFn, Record>;
   auto histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record>;
   decltype(histogram) wide = contiguous_group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
-  if constexpr (warp_private_class<Op>) {
+  if constexpr (private_copy_class<Op>) {
     if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked by launch_partitioned)
       histogram = contiguous_group_histogram_kernel<In, BinFn, Op, Record, true>;
       wide = nullptr;
@@ -314,7 +323,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     if (unit_increments_v<BinFn, Op> && pl.H_chk > max_local_bin_group)  // records are 16-bit bins in a group
       throw error("a partitioned plan of unit increments needs groups of at most " +
                   std::to_string(max_local_bin_group) + " bins (" + pl.to_string() + ")");
-    if (pl.warp_private && (!warp_private_class<Op> || pl.M != partition_block / 32))
+    if (pl.warp_private && (!private_copy_class<Op> || pl.M != partition_block / 32))
       throw error("a warp-private partitioned plan needs M = " + std::to_string(partition_block / 32) + " (" +
                   pl.to_string() + ")");
     if (pl.counted_groups) {
@@ -343,7 +352,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     decltype(histogram) wide = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block>;
     // Warp-private copies of a group (no locks, no atomics): compiled only for the lock and compare-and-swap classes,
     // the classes the planner gives them.
-    if constexpr (warp_private_class<Op>) {
+    if constexpr (private_copy_class<Op>) {
       if (pl.warp_private) {  // M = one copy per warp of partition_block threads (checked above)
         histogram = group_histogram_kernel<In, BinFn, Op, Record, true>;
         wide = nullptr;

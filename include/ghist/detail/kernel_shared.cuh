@@ -7,10 +7,11 @@
 // retrying compare-and-swaps on the same bins (or queueing on their locks) cost more than the whole input pass (lent
 // H100, 2026-11-22, seed 000's saturating add, H = 12288: 646 us with atomic merges, 148 us with rows).
 //
-// WarpPrivate: M = warps per block and warp w owns sub-histogram w. The warp walks its inputs in lockstep, folds
-// lanes with equal bins, and one lane per bin updates with a plain read-modify-write: no atomics and no locks, the
-// fast path for the lock class when a sub-histogram per warp fits, and for 32-bit compare-and-swap at a high RF
-// (plan::warp_private).
+// Who updates a sub-histogram (copy_owner): C threads of the block with atomics or locks (seed 000's layout); one
+// warp (plan::warp_private), M = warps per block: the warp walks its inputs in lockstep, folds lanes with equal bins,
+// and one lane per bin updates with a plain read-modify-write, no atomics and no locks (the lock class when a copy
+// per warp fits, and 32-bit compare-and-swap at a high RF); or one thread (plan::thread_private), M = block: a plain
+// read-modify-write per input, for small H in the compare-and-swap and lock classes.
 #pragma once
 
 #include <cstdint>
@@ -44,22 +45,30 @@ inline constexpr int shared_kernel_min_blocks_per_sm = 2;
 template <class Op, bool DeferLost>
 inline constexpr int shared_kernel_min_blocks =
     DeferLost && sizeof(typename Op::value_type) == 8 ? 1 : shared_kernel_min_blocks_per_sm;
-template <class Source, class Op, bool WarpPrivate, bool DeferLost = false>
-__global__ void __launch_bounds__(1024, (shared_kernel_min_blocks<Op, DeferLost>))
+enum class copy_owner { threads, warp, thread };
+// Thread-private plans run blocks of at most thread_private_max_block threads (plan.hpp): 64 registers.
+template <copy_owner Owner>
+inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thread_private_max_block : 1024;
+
+template <class Source, class Op, copy_owner Owner, bool DeferLost = false>
+__global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
                          typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
-  constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
+  constexpr bool WarpPrivate = Owner == copy_owner::warp;
+  constexpr bool locked = xcg && Owner == copy_owner::threads;  // locks in shared memory
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   // Copies lie `stride` bins apart (shared_copy_stride: odd, so that the copies of a bin use different banks);
   // warp-private copies are H_chk apart (each warp only touches its own, so banks do not matter across them).
+  // Thread-private copies keep the odd stride: lanes of a warp on one bin then hit different banks.
   const std::int64_t stride = WarpPrivate ? H_chk : shared_copy_stride(H_chk, M);
   T* subs = reinterpret_cast<T*>(shared_bytes);
   // The lock class's locks: one bit per bin, 32 to a word (try_lock_bit in atomic_update.cuh), after the values.
   int* locks = locked ? reinterpret_cast<int*>(shared_bytes + shared_values_bytes<T>(M * stride)) : nullptr;
   const std::int64_t lock_words = locked ? (M * stride + 31) / 32 : 0;
   // Shared-memory offsets fit in 32 bits (a block has at most 227 KiB); 32-bit address arithmetic is cheaper.
+  // Thread-private plans have M = block: thread t owns copy t.
   const int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * stride);
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
@@ -94,6 +103,16 @@ __global__ void __launch_bounds__(1024, (shared_kernel_min_blocks<Op, DeferLost>
         if (__any_sync(0xffffffffu, out.bin >= 0)) send(out);  // the warp skips steps where every lane carries on
       });
       send(carry.drain());
+    } else if constexpr (Owner == copy_owner::thread) {
+      // Two vectors a step: few threads per SM (224 at H = 127 for 8-byte bins) need the bytes in flight; four
+      // were no faster (lent H100, 2026-11-25, src/planner.cpp thread_private_plan).
+      src.template for_each_prefetched<2>(rank, threads, [&](const bin_update<T>& u) {
+        const std::int64_t b = u.bin - lo;
+        if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
+          T& bin = subs[sub_offset + static_cast<int>(b)];
+          bin = op(bin, u.value);
+        }
+      });
     } else {
       auto visit = [&](const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
