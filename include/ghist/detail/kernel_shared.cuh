@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
       });
       send(carry.drain());
     } else if constexpr (Owner == copy_owner::thread) {
-      // Two vectors a step: few threads per SM (224 at H = 127 for 8-byte bins) need the bytes in flight; four
-      // were no faster (lent H100, 2026-11-25, src/planner.cpp thread_private_plan).
+      // Two vectors a step prefetched; more were no faster (src/planner.cpp, thread_private_plan).
       src.template for_each_prefetched<2>(rank, threads, [&](const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
