@@ -317,9 +317,9 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   (H <= 127). One bin at 224 threads also costs the 8-byte classes (H = 127: unpacked argmax 127 -> 182, packed
 //   144 -> 166), still below their uniform times. At 96 threads per SM (H = 505 of 4 bytes, 255 of 8) a copy per
 //   thread took 318-381 us, at 32 threads 900-1100: each thread waits on its loads.
-// Loads: two 16-byte vectors a step prefetched; 4, 8 or 16 in flight were no faster at 96-448 threads per SM
-// (bench/results/2026-11-25-h100-experiment-thread-private-vectors.txt): a thread's chain of shared-memory
-// read-modify-writes bounds it, not its loads.
+// Loads: two 16-byte vectors a step prefetched; 4, 8 or 16 in flight were no faster at 96-448 threads per SM, and
+// updating a vector's four inputs together (their loads, then their stores) was slower (bench/results/
+// 2026-11-25-h100-experiment-thread-private-vectors.txt, -grouped.txt). What bounds it is not measured yet.
 // hdw keeps its hardware atomics (at the read floor already there). Returns false when it does not apply.
 // min_threads_per_sm: the planner's rule when 0; a caller's override (plan_overrides::thread_private) asks for one
 // warp.
