@@ -316,7 +316,10 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   32-bit compare-and-swap's deferring loop rarely retries at a low RF, so told RF < 8 it needs twice the threads
 //   (H <= 127). One bin at 224 threads also costs the 8-byte classes (H = 127: unpacked argmax 127 -> 182, packed
 //   144 -> 166), still below their uniform times. At 96 threads per SM (H = 505 of 4 bytes, 255 of 8) a copy per
-//   thread took 318-381 us, at 32 threads 900-1100: each thread waits on its loads.
+//   thread took 318-381 us, at 32 threads 900-1100. Told RF >= 40 that still beats the copies per warp at 96
+//   threads: saturating add RF 63 H = 505 315-321 against 326-334 us, unpacked argmax RF 63 H = 255 375-389 against
+//   427-432 (four runs in three device calls, -thread-private.txt and -experiment-thread-private-*.txt), but not the
+//   packed argmax's deferring loop (RF 63 H = 255 337-342 against 226-237).
 // Loads: two 16-byte vectors a step prefetched; 4, 8 or 16 in flight were no faster at 96-448 threads per SM, and
 // updating a vector's four inputs together (their loads, then their stores) was slower (bench/results/
 // 2026-11-25-h100-experiment-thread-private-vectors.txt, -grouped.txt). What bounds it is not measured yet.
@@ -326,7 +329,6 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 bool thread_private_plan(const problem& p, const device_info& dev, const planner_constants& k,
                          int min_threads_per_sm, plan& out) {
   if (p.op_class == atomic_class::hdw || p.n <= 0) return false;
-  if (min_threads_per_sm <= 0 && k.thread_private_min_threads_per_sm <= 0) return false;
   const i64 stride = shared_copy_stride(p.num_bins, 2);
   const std::size_t per_thread = static_cast<std::size_t>(stride) * p.value_bytes;
   int best_blocks = 0, best_B = 0;
@@ -342,8 +344,17 @@ bool thread_private_plan(const problem& p, const device_info& dev, const planner
   }
   const bool told_low_rf_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && p.race_factor > 0 &&
                                p.race_factor < 8;
-  const int min_threads = min_threads_per_sm > 0 ? min_threads_per_sm
-                                                : k.thread_private_min_threads_per_sm * (told_low_rf_cas ? 2 : 1);
+  // Told RF >= 40, the lock class and 32-bit cas would take a copy per warp, whose folds of equal bins cost more
+  // than a copy per thread's fewer threads down to 96 per SM (see above); the 64-bit cas keeps its deferring loop.
+  const bool told_contended = p.race_factor >= 40 && (p.op_class == atomic_class::xcg || p.value_bytes == 4);
+  int min_threads = k.thread_private_min_threads_per_sm > 0  // 0: none
+                        ? k.thread_private_min_threads_per_sm * (told_low_rf_cas ? 2 : 1)
+                        : 0;
+  const int contended_min = k.thread_private_min_threads_per_sm_contended;
+  if (told_contended && contended_min > 0 && (min_threads == 0 || contended_min < min_threads))
+    min_threads = contended_min;
+  if (min_threads_per_sm > 0) min_threads = min_threads_per_sm;
+  if (min_threads <= 0) return false;
   if (best_B == 0 || best_B * best_blocks < min_threads) return false;
   plan pl;
   pl.kind = strategy::shared_memory;

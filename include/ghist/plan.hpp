@@ -147,6 +147,9 @@ struct planner_constants {
   /// get one (twice as many for 32-bit cas told RF < 8; src/planner.cpp, thread_private_plan, the measurements);
   /// 0 never.
   int thread_private_min_threads_per_sm = 224;
+  /// the lock class and 32-bit cas told RF >= 40 take it from this many threads per SM if that is fewer (src/planner.cpp,
+  /// thread_private_plan); 0: no such exception.
+  int thread_private_min_threads_per_sm_contended = 96;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
   int partition_groups = 32;             ///< for cas
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8

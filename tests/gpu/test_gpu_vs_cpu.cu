@@ -332,9 +332,9 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
     }
-  // The lock class's private copies that auto picks for small H told RF > 8, a copy per thread (H = 1, 31) or per
-  // warp (H = 300): element and index forms, skewed and not.
-  for (std::int64_t H : {1, 31, 300})
+  // The lock class's private copies that auto picks for small H told RF > 8, a copy per thread (H = 1, 31, 300) or
+  // per warp (H = 400): element and index forms, skewed and not.
+  for (std::int64_t H : {1, 31, 300, 400})
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
       test_case element{distribution::zipf, 5003, H, ghist::strategy::automatic, how};
       element.race_factor = 63;
@@ -343,12 +343,14 @@ TEST(Sanitizer, SmallCases) {
       indexed.race_factor = 63;
       check_against_cpu<point_sum_op>(indexed);
     }
-  // The compare-and-swap class's warp-private copies (told RF >= 40).
-  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
-    test_case c{distribution::zipf, 5003, 505, ghist::strategy::automatic, how};
-    c.race_factor = 63;
-    check_against_cpu<saturating_add24>(c);
-  }
+  // The compare-and-swap class's private copies told RF >= 40: per thread (H = 505, 96 threads per SM) and per warp
+  // (H = 700).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (std::int64_t H : {505, 700}) {
+      test_case c{distribution::zipf, 5003, H, ghist::strategy::automatic, how};
+      c.race_factor = 63;
+      check_against_cpu<saturating_add24>(c);
+    }
   // The partitioned strategy's warp-private copies of a group (the lock class told RF > 8).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (distribution d : {distribution::zipf, distribution::out_of_range}) {
@@ -391,8 +393,9 @@ TEST(SanitizerLocks, SmallCases) {
 TEST(GpuVsCpu, XcgWarpPrivatePlan) {
   ghist::options told;
   told.race_factor = 63;
-  EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 255, told).warp_private);
-  EXPECT_FALSE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 255).warp_private);  // RF unknown: locks
+  EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 400, told).warp_private);
+  EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 255, told).thread_private);  // 96 threads per SM
+  EXPECT_FALSE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 400).warp_private);  // RF unknown: locks
   for (double rf : {63.0, 0.0})
     for (std::int64_t H : {1, 7, 255, 400, 900})
       for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), std::int64_t((1 << 20) + 7)})

@@ -257,9 +257,9 @@ TEST(PlannerH100, Switch) {
   const device_info dev = device_info::h100_sxm();
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
-    // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
-    // only for cas: several active bins at RF = 63 take a copy per warp where they fit (H = 505), else one block per
-    // SM with twice the copies; otherwise it changes the global M. The switch counts the passes of the default
+    // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF, and 32-bit cas at RF = 63 at
+    // H = 505 too (96 threads per SM). RF enters the shared plan only for cas: several active bins at RF = 63 take a
+    // copy per warp where they fit, else one block per SM with twice the copies; otherwise it changes the global M. The switch counts the passes of the default
     // shape (2 blocks per SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
@@ -267,7 +267,7 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:32,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:512,1 shared:96,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
     // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -279,12 +279,12 @@ TEST(PlannerH100, Switch) {
 
 TEST(PlannerH100, WarpPrivateLockClass) {
   // The lock class told RF > 8 gets a sub-histogram per warp (no locks) when 32 warps x H x sizeof(value) fit and a
-  // copy per thread does not (H = 31, 127: ThreadPrivateCopiesForSmallH): H = 200 and 400 with 2 blocks per SM
-  // (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
+  // copy per thread does not (H = 31, 127, and up to 301 told RF >= 40: ThreadPrivateCopiesForSmallH): H = 400
+  // with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
   // never at RF <= 8 or unknown, never hdw or cas at RF 1, never make_shared_plan (eqs. 1-3 as the paper has them),
   // never with a caller's M.
   const device_info dev = device_info::h100_sxm();
-  for (std::int64_t H : {200, 400, 505, 900}) {
+  for (std::int64_t H : {400, 505, 900}) {
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 8.0), dev).warp_private);
@@ -346,12 +346,13 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
     EXPECT_LE(one.shared_bytes, 232448u);
   }
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 127, 63), dev).grid, 264);  // two active bins: deferred
-  // Where 32 copies fit, RF >= 40: a copy per warp (H = 505: two blocks per SM; 1801: one); RF 16 keeps the loop.
-  for (std::int64_t H : {505, 1801}) {
+  // Where 32 copies fit and a copy per thread does not (H > 605), RF >= 40: a copy per warp (H = 700: two blocks
+  // per SM; 1801: one); RF 16 keeps the loop.
+  for (std::int64_t H : {700, 1801}) {
     const plan wp = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev);
     EXPECT_TRUE(wp.warp_private) << wp.to_string();
     EXPECT_EQ(wp.M, 32);
-    EXPECT_EQ(wp.grid, H == 505 ? 264 : 132);
+    EXPECT_EQ(wp.grid, H == 700 ? 264 : 132);
     EXPECT_EQ(wp.shared_bytes, 32u * H * 4u);
     const plan loop = ghist::make_plan(paper_problem(atomic_class::cas, H, 16), dev);
     EXPECT_FALSE(loop.warp_private) << loop.to_string();
@@ -1094,6 +1095,27 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 127, 1.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 1.0), dev).thread_private) << "112 threads";
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 0.0), dev).thread_private);
+  // Told RF >= 40, the lock class and 32-bit cas down to 96 threads per SM; not the 64-bit cas, not RF 16.
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev);
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.block, 96);
+  EXPECT_EQ(pl.grid, 132);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 605, 40.0), dev).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 607, 63.0), dev).thread_private) << "64 threads";
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 16.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 63.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 300, 40.0), dev).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 303, 63.0), dev).thread_private) << "64 threads";
+  problem packed255 = paper_problem(atomic_class::cas, 255, 63.0);
+  packed255.value_bytes = 8;
+  EXPECT_FALSE(ghist::make_plan(packed255, dev).thread_private) << "64-bit cas: its deferring loop";
+  ghist::planner_constants not_contended;
+  not_contended.thread_private_min_threads_per_sm_contended = 0;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, {}, not_contended).thread_private);
+  ghist::planner_constants only_contended;
+  only_contended.thread_private_min_threads_per_sm = 0;
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, {}, only_contended).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, {}, only_contended).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31, 0.0), dev).thread_private) << "hardware atomics";
   plan_overrides fixed;
   fixed.M = 8;
