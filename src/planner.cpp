@@ -328,7 +328,8 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 // warp.
 bool thread_private_plan(const problem& p, const device_info& dev, const planner_constants& k,
                          int min_threads_per_sm, plan& out) {
-  if (p.op_class == atomic_class::hdw || p.n <= 0) return false;
+  // No input: auto has nothing to gain; a caller's override still gets its plan (grid 0: the call only fills).
+  if (p.op_class == atomic_class::hdw || (p.n <= 0 && min_threads_per_sm <= 0)) return false;
   const i64 stride = shared_copy_stride(p.num_bins, 2);
   const std::size_t per_thread = static_cast<std::size_t>(stride) * p.value_bytes;
   int best_blocks = 0, best_B = 0;
@@ -730,7 +731,7 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     plan pl;
     if (!thread_private_plan(p, dev, constants, 32, pl))
       throw error("plan override thread_private = 1: a copy of " + std::to_string(p.num_bins) + " bins per thread " +
-                  "does not fit one warp in shared memory (or n = 0)");
+                  "does not fit one warp in shared memory");
     return pl;
   }
   switch (overrides.kind) {

@@ -1146,6 +1146,9 @@ TEST(PlannerH100, ThreadPrivateOverride) {
   EXPECT_EQ(pl.block, 32);
   yes.kind = strategy::shared_memory;
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 31, 63.0), dev, yes).thread_private);
+  pl = ghist::make_plan(small_problem(0, 31, atomic_class::xcg), dev, yes);  // no input: the call only fills
+  EXPECT_TRUE(pl.thread_private) << pl.to_string();
+  EXPECT_EQ(pl.grid, 0);
   // Errors name the override: too large for one warp, the wrong class or strategy, a shape given beside it.
   yes.kind = strategy::automatic;
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 2048, 1.0), dev, yes); },
