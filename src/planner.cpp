@@ -322,7 +322,9 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   packed argmax's deferring loop (RF 63 H = 255 337-342 against 226-237).
 // Loads: two 16-byte vectors a step prefetched; 4, 8 or 16 in flight were no faster at 96-448 threads per SM, and
 // updating a vector's four inputs together (their loads, then their stores) was slower (bench/results/
-// 2026-11-25-h100-experiment-thread-private-vectors.txt, -grouped.txt). What bounds it is not measured yet.
+// 2026-11-25-h100-experiment-thread-private-vectors.txt, -grouped.txt), and a bank-conflict-free layout too
+// (-bin-major.txt). ncu: few warps waiting on fixed-latency dependencies; one 64-bit subtraction less per input gave
+// 1-3% (-thread-private-one-pass-bin.txt).
 // hdw keeps its hardware atomics (at the read floor already there). Returns false when it does not apply.
 // min_threads_per_sm: the planner's rule when 0; a caller's override (plan_overrides::thread_private) asks for one
 // warp.

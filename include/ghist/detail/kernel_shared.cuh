@@ -104,11 +104,13 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
       });
       send(carry.drain());
     } else if constexpr (Owner == copy_owner::thread) {
-      // Two vectors a step prefetched; more were no faster (src/planner.cpp, thread_private_plan).
+      // Two vectors a step prefetched; more were no faster (src/planner.cpp, thread_private_plan). Thread-private
+      // plans have one pass (launch_shared checks it): lo = 0 and len = num_bins, so the bin is compared as the bin
+      // function made it, with no 64-bit subtraction in the way of the compiler's narrowing.
+      const std::uint64_t bins = static_cast<std::uint64_t>(num_bins);
       src.template for_each_prefetched<2>(rank, threads, [&](const bin_update<T>& u) {
-        const std::int64_t b = u.bin - lo;
-        if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
-          T& bin = subs[sub_offset + static_cast<int>(b)];
+        if (static_cast<std::uint64_t>(u.bin) < bins) {
+          T& bin = subs[sub_offset + static_cast<int>(u.bin)];
           bin = op(bin, u.value);
         }
       });
