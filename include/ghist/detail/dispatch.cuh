@@ -123,8 +123,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
                                                                          how == mode::overwrite);
     GHIST_CUDA_CHECK(cudaGetLastError());
   };
-  // The warp-private variant is compiled only for the lock and compare-and-swap classes, the deferring one only for
-  // the compare-and-swap class: the classes the planner gives them to.
+  // The warp- and thread-private variants are compiled only for the lock and compare-and-swap classes, the deferring
+  // one only for the compare-and-swap class: the classes the planner gives them to.
   if constexpr (private_copy_class<Op>) {
     if (pl.warp_private) {
       if (pl.block % 32 != 0 || pl.M != pl.block / 32)
@@ -132,8 +132,6 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
       launch(shared_memory_kernel<Source, Op, copy_owner::warp>);
       return;
     }
-  }
-  if constexpr (private_copy_class<Op>) {
     if (pl.thread_private) {
       if (pl.M != pl.block || pl.S != 1 || pl.block > thread_private_max_block)
         throw error("a thread-private plan needs M = block <= " + std::to_string(thread_private_max_block) +

@@ -2,8 +2,8 @@
 //
 // element_source reads a typed array with 16-byte loads (the input is read once, as wide as the memory system
 // likes), two vectors in flight per thread (for_each) or one prefetched a step ahead (for_each_prefetched, for
-// updates that wait on their result), or more of either on request; index_source calls f(i) for i in [0, n) and
-// leaves loads to f.
+// updates that wait on their result; more of them on request); index_source calls f(i) for i in [0, n) and leaves
+// loads to f.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +38,8 @@ struct element_source {
     return head < n ? head : n;
   }
 
-  // Calls visit(f(input[i])) for the i of this thread, in a grid-stride pattern over `threads` threads, with
-  // `Vectors` 16-byte loads in flight per thread.
-  template <int Vectors = 2, class Visit>
+  // Calls visit(f(input[i])) for the i of this thread, in a grid-stride pattern over `threads` threads.
+  template <class Visit>
   __device__ __forceinline__ void for_each(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
     if constexpr (vectorized) {
       constexpr int per_vec = vec_bytes / sizeof(In);
@@ -49,16 +48,15 @@ struct element_source {
       const std::int64_t vectors = (n - head) / per_vec;
       const uint4* vec = reinterpret_cast<const uint4*>(input + head);
       std::int64_t v = rank;
-      for (; v + (Vectors - 1) * threads < vectors; v += Vectors * threads) {
-        uint4 loaded[Vectors];
+      for (; v + threads < vectors; v += 2 * threads) {
+        const uint4 a = vec[v];
+        const uint4 b = vec[v + threads];
+        const In* ea = reinterpret_cast<const In*>(&a);
+        const In* eb = reinterpret_cast<const In*>(&b);
 #pragma unroll
-        for (int j = 0; j < Vectors; ++j) loaded[j] = vec[v + j * threads];
+        for (int k = 0; k < per_vec; ++k) visit(f(ea[k]));
 #pragma unroll
-        for (int j = 0; j < Vectors; ++j) {
-          const In* e = reinterpret_cast<const In*>(&loaded[j]);
-#pragma unroll
-          for (int k = 0; k < per_vec; ++k) visit(f(e[k]));
-        }
+        for (int k = 0; k < per_vec; ++k) visit(f(eb[k]));
       }
       for (; v < vectors; v += threads) {
         const uint4 a = vec[v];
@@ -76,7 +74,7 @@ struct element_source {
   // per step, the next step's loaded before this step's updates, so that the loads' latency hides behind them
   // (for_each's loads queue behind the atomics instead). On the lent H100 (2026-11-22, seed 000's 24-bit
   // saturating add, H = 505..24576, RF = 1) 141-148 us against 161-204 us with for_each's two vectors per step.
-  // More vectors per step keep more bytes in flight where few threads per SM run (thread-private copies).
+  // The thread-private kernel takes two a step (more were no faster there: src/planner.cpp, thread_private_plan).
   template <int Vectors = 1, class Visit>
   __device__ __forceinline__ void for_each_prefetched(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
     if constexpr (vectorized) {
@@ -171,7 +169,7 @@ struct index_source {
 
   __device__ __forceinline__ auto at(std::int64_t i) const { return f(i); }
 
-  template <int Vectors = 2, class Visit>  // Vectors: element_source's; f does its own loads here
+  template <class Visit>
   __device__ __forceinline__ void for_each(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
     // One call of f per step: unrolled four times (for_each_index) the flattened tpacf shape of bench/multi, whose f
     // divides 64-bit indices, went from 88.5 to 112.4 us on the lent H100 (2026-11-22), though a flattened vector
