@@ -85,6 +85,8 @@ struct config {
   bool tell_rf = false;
   /// auto with plan_overrides::thread_private = -1, for a same-run comparison with the plans before it.
   bool no_thread_private = false;
+  /// auto with plan_overrides::hot_bins = this: -1 none, 1 even where the RF is told (for the A/B of plan::hot_slots).
+  int hot_bins = 0;
 };
 
 const char* usage_text =
@@ -116,6 +118,8 @@ const char* usage_text =
     "                     RF is unknown: the RF column fixes the active bins, not the race of a skewed input)\n"
     "  --no-fixed         only ghist auto and the baselines\n"
     "  --no-thread-private  auto without a copy per thread (plan_overrides::thread_private = -1)\n"
+    "  --hot-bins on|off  auto with hot-bin slots for CAS and packed even where the RF is told, or never\n"
+    "                     (plan_overrides::hot_bins = 1 / -1; default: the planner's, slots when RF is unknown)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -196,6 +200,11 @@ bool parse(int argc, char** argv, config& c) {
     } else if (a == "--tell-rf") c.tell_rf = true;
     else if (a == "--no-fixed") c.fixed = false;
     else if (a == "--no-thread-private") c.no_thread_private = true;
+    else if (a == "--hot-bins") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw usage_error("--hot-bins takes on or off, got '" + v + "'");
+      c.hot_bins = v == "on" ? 1 : -1;
+    }
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -235,10 +244,12 @@ ghist::plan_overrides fixed_plan(ghist::strategy kind, int M, int S, int block) 
   return o;
 }
 
-// private_copy_bytes: a thread-private copy's bytes per bin, 0 for operators with hardware atomics.
-std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t private_copy_bytes) {
+// private_copy_bytes: a thread-private copy's bytes per bin, 0 for operators with hardware atomics; cas_class: the
+// operator takes compare-and-swap (hot-bin slots apply).
+std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t private_copy_bytes, bool cas_class) {
   std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
   if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
+  if (cas_class) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {
     std::vector<int> Ms = {1};
@@ -297,7 +308,8 @@ void run_op(const context& ctx, std::int64_t H, std::int64_t RF, std::vector<rec
 
   const std::size_t first_row = rows.size();
   int fixed_ok = 0, fixed_total = 0;
-  for (const variant& v : variants_for(H, *ctx.cfg, D::id == bench::op_id::hdw ? 0 : sizeof(T))) {
+  for (const variant& v : variants_for(H, *ctx.cfg, D::id == bench::op_id::hdw ? 0 : sizeof(T),
+                                            ghist::atomic_class_of<Op> == ghist::atomic_class::cas)) {
     record r;
     r.op = D::name;
     r.H = H;

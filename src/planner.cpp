@@ -73,6 +73,11 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.thread_private > 0 && p.op_class == atomic_class::hdw)
     throw error("plan override thread_private = 1 applies to the compare-and-swap and lock classes; this operator "
                 "has hardware atomics");
+  if (o.hot_bins < -1 || o.hot_bins > 1)
+    throw error("plan override hot_bins must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.hot_bins));
+  if (o.hot_bins > 0 && p.op_class != atomic_class::cas)
+    throw error("plan override hot_bins = 1 applies to the compare-and-swap class only");
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -163,8 +168,29 @@ void choose_defer_lost_updates(const problem& p, plan& pl) {
   pl.defer_lost_updates = p.op_class == atomic_class::cas && !(RF >= 8 && active_bins >= 4);
 }
 
+// Shared memory, cas class with lost updates deferred: hot-bin slots (plan::hot_slots, detail/hot_bins.cuh) when
+// the race factor is unknown, or when the caller asks (plan_overrides::hot_bins = 1). A known race factor describes
+// the input (seed 000's RF), and a caller who fixed M or S gets the copies they asked for. Blocks of whole warps.
+// Lent H100, 2026-11-25, N = 50M, ghist_bench, RF unknown, slots against --hot-bins off, us: seed 000's saturating
+// add, Zipf(1.1), RF 1 H = 505 / 2048 / 12288 / 24576 / 49152 230 / 262 / 754 / 1221 / 1273 against 562 / 890 / 1829 /
+// 2698 / 3175, RF 63 H = 505 / 12288 120 / 858 against 843 / 2162; the packed argmax 0.77-0.94 except H = 505 and
+// 2048 RF 1 (1.04-1.15). Costs: the sample and the table's copy, uniform input 1-8% (packed 24576 10%); one bin
+// 98-116 -> 113-171 for the saturating add (a slot's read-modify-write against the kept update in registers), the
+// packed argmax 140-195 -> 133-141 (bench/results/2026-11-25-h100-hot-bins.txt).
+int hot_slots_for(const problem& p, const plan_overrides& o, const planner_constants& k, int B) {
+  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0 || B % 32 != 0)
+    return 0;
+  if (o.hot_bins == 0 && (p.race_factor != 0.0 || o.M > 0 || o.S > 0)) return 0;
+  plan deferring;
+  choose_defer_lost_updates(p, deferring);
+  if (!deferring.defer_lost_updates) return 0;
+  return static_cast<int>(std::min<std::size_t>(hot_bin_max_slots, k.hot_bin_bytes / (static_cast<std::size_t>(B) *
+                                                                                      p.value_bytes)));
+}
+
+
 plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
-                      int blocks_per_sm) {
+                      int blocks_per_sm, bool hot_bins_allowed = true) {
   const i64 N = p.n, H = p.num_bins;
   const double RF = race_factor_used(p);
   plan pl;
@@ -174,7 +200,13 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   const int B = block_size(o.block, k.shared_block, dev);
   pl.block = B;
   const shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
-  const std::size_t L = budget.L;
+  // Hot-bin slots: the plan reserves their table (at the end of the block's shared memory), and a block whose sample
+  // finds hot bins makes room for the slots with what the copies leave or, if that is too little, fewer copies
+  // (detail/hot_bins.cuh). Not where the table leaves no room for one copy of one bin.
+  int hot_slots = hot_bins_allowed ? hot_slots_for(p, o, k, B) : 0;
+  std::size_t hot_bytes = hot_slots > 0 ? hot_bin_table_bytes + 24 : 0;  // 24: alignments (below)
+  if (hot_bytes + shared_copies_bytes(p, k, 1, 1) > budget.L) hot_slots = 0, hot_bytes = 0;
+  const std::size_t L = budget.L - hot_bytes;
   const std::size_t el = shared_strategy_bytes_per_bin(p, k);
 
   // Eq. 1: blocks = ceil(T / B) with T = min(N, T_hw) threads, never more than can be resident at once.
@@ -268,6 +300,16 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   pl.temp_bytes = (p.op_class == atomic_class::xcg && grid > 0) ? static_cast<std::size_t>(H) * lock_bytes : 0;
   choose_merge_rows(p, k, pl);
   choose_defer_lost_updates(p, pl);
+  if (hot_slots > 0) {
+    // The slots must not cost a pass (each re-reads the input): then the plan without them.
+    if (o.hot_bins == 0) {
+      const plan without = shared_plan_with(p, dev, o, k, blocks_per_sm, false);
+      if (without.S < pl.S) return without;
+    }
+    pl.hot_slots = hot_slots;
+    // All the block's share (16-byte multiple): the slots take what the copies and the table leave.
+    pl.shared_bytes = std::max(hot_bin_area_offset(pl.shared_bytes) + hot_bin_table_bytes, budget.L / 16 * 16);
+  }
   return pl;
 }
 
@@ -706,7 +748,8 @@ std::string plan::to_string() const {
          " block=" + std::to_string(block) + " shared_bytes=" + std::to_string(shared_bytes) +
          " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") +
          (thread_private ? " thread_private" : "") + (merge_rows ? " merge_rows" : "") +
-         (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "");
+         (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
+         (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string());
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

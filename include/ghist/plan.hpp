@@ -68,6 +68,14 @@ GHIST_HD constexpr std::int64_t shared_copy_stride(std::int64_t H_chk, std::int6
 /// per SM leave, so it is compiled for two blocks of at most this many.
 inline constexpr int thread_private_max_block = 512;
 
+/// Hot-bin slots (plan::hot_slots, detail/hot_bins.cuh): at most this many bins per block get a slot per thread.
+inline constexpr int hot_bin_max_slots = 16;
+/// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
+/// counters, the choice of its hash's scratch); the plan reserves it, the slots take what the copies leave.
+inline constexpr std::size_t hot_bin_table_bytes = 4096;
+/// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
+GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
+
 /// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
 struct plan {
   strategy kind = strategy::shared_memory;
@@ -89,6 +97,12 @@ struct plan {
   /// read-modify-write: no atomics, no locks, no retries, whatever the race factor. For small H, where a copy per
   /// thread fits enough threads per SM (src/planner.cpp, thread_private_plan).
   bool thread_private = false;
+  /// Shared memory, cas class with lost updates deferred: each block samples its input at the start of each pass and
+  /// gives up to this many of the bins its threads would hit most often a slot per thread, updated without
+  /// compare-and-swap, and the next ones a replica per lane; both are folded into the bins at the end of the pass
+  /// (detail/hot_bins.cuh). For skewed input (Zipf); a uniform input's blocks find no hot bin and pay only the
+  /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
+  int hot_slots = 0;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
   /// in place of global atomics (or locks) per block and bin. Chosen for the cas and xcg classes while the rows take
@@ -121,6 +135,9 @@ struct plan_overrides {
   /// (the planner asks for more threads per SM: planner_constants::thread_private_min_threads_per_sm), -1 never,
   /// 0 planner decides. With 1, M and S are the plan's (M = block, S = 1) and may not be given.
   int thread_private = 0;
+  /// shared memory, cas class with lost updates deferred: 1 gives the plan hot-bin slots (plan::hot_slots) even when
+  /// the race factor is known, -1 never, 0 planner decides (slots when the race factor is unknown).
+  int hot_bins = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is
@@ -150,6 +167,9 @@ struct planner_constants {
   /// the lock class and 32-bit cas told RF >= 40 take it from this many threads per SM if that is fewer (src/planner.cpp,
   /// thread_private_plan); 0: no such exception.
   int thread_private_min_threads_per_sm_contended = 96;
+  /// shared memory, cas class: the most bytes per block for hot-bin slots (plan::hot_slots = this / (block x value
+  /// bytes), at most hot_bin_max_slots), taken where the block's sample finds hot bins. 0: no hot-bin slots.
+  std::size_t hot_bin_bytes = 32768;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
   int partition_groups = 32;             ///< for cas
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8

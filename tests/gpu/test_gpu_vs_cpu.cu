@@ -31,6 +31,7 @@ struct test_case {
   int counted = 0;           ///< overrides.counted_groups (the partitioned strategy's layout); 0 = planner decides
   std::int64_t offset = 0;   ///< the call reads inputs [offset, n): an input pointer off the 16-byte boundary
   int thread_private = 0;    ///< overrides.thread_private (a copy per thread); 0 = planner decides
+  int hot_bins = 0;          ///< overrides.hot_bins (hot-bin slots); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -39,7 +40,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
-    << " thread_private=" << c.thread_private << " seed=" << seed;
+    << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " seed=" << seed;
   return s.str();
 }
 
@@ -76,6 +77,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.block = c.block;
   opts.overrides.counted_groups = c.counted;
   opts.overrides.thread_private = c.thread_private;
+  opts.overrides.hot_bins = c.hot_bins;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -332,6 +334,17 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
     }
+  // Hot-bin slots (the compare-and-swap class with the RF unknown): one bin and Zipf take them; with two passes each
+  // pass chooses them again.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::one_bin, 20011, 2048, ghist::strategy::automatic, how};
+    check_against_cpu<saturating_add24>(c);
+    c.dist = distribution::zipf;
+    c.kind = ghist::strategy::shared_memory;
+    c.hot_bins = 1;
+    c.groups = 2;
+    check_against_cpu<packed_argmax>(c);
+  }
   // The lock class's private copies that auto picks for small H told RF > 8, a copy per thread (H = 1, 31, 300) or
   // per warp (H = 400): element and index forms, skewed and not.
   for (std::int64_t H : {1, 31, 300, 400})
@@ -452,6 +465,53 @@ TEST(GpuVsCpu, ThreadPrivateOverride) {
       check_against_cpu<unpacked_argmax>(c);
       c.H = 1024;
       check_against_cpu<saturating_add24>(c);
+    }
+}
+
+// Hot-bin slots (plan::hot_slots) are what auto gives the compare-and-swap class's deferring shared plans when the
+// race factor is unknown: check they are planned, then results on every distribution (one bin and Zipf take slots,
+// uniform blocks find none), with partial last blocks, inputs off the 16-byte boundary, the indexed form, both modes,
+// and the merge through rows or (a caller's workspace too small for them) the destination's compare-and-swaps.
+template <class Op>
+void hot_bin_slots(std::initializer_list<std::int64_t> sizes) {
+  int k = 0;
+  for (std::int64_t H : sizes) {
+    const std::int64_t big = (1 << 20) + 7;
+    const auto pl = ghist::plan_for<Op>(big, H);
+    ASSERT_GT(pl.hot_slots, 0) << pl.to_string();
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), big})
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.indexed = k % 5 == 0;
+        c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
+        c.workspace_bytes = (n == big && k % 2 == 0) ? 16 : 0;
+        check_against_cpu<Op>(c);
+      }
+  }
+}
+TEST(GpuVsCpu, HotBinSlots) {
+  hot_bin_slots<saturating_add24>({505, 2048, 12288});
+  hot_bin_slots<packed_argmax>({505, 6144});
+}
+// A caller's plan_overrides::hot_bins = 1: several passes (the slots are chosen again for each chunk), blocks of one
+// and of three warps, a told race factor.
+TEST(GpuVsCpu, HotBinSlotsOverride) {
+  int k = 0;
+  for (std::int64_t n : {std::int64_t(4099), std::int64_t(1 << 20) + 3})
+    for (distribution d : all_distributions) {
+      test_case c{d, n, 4000, ghist::strategy::shared_memory,
+                  (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.hot_bins = 1;
+      c.race_factor = 1.0;
+      c.groups = 3;  // overrides.S: three passes
+      check_against_cpu<saturating_add24>(c);
+      check_against_cpu<packed_argmax>(c);
+      c.groups = 0;
+      c.block = 32;
+      check_against_cpu<saturating_add24>(c);
+      c.block = 96;
+      check_against_cpu<packed_argmax>(c);
     }
 }
 

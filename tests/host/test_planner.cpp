@@ -1190,3 +1190,82 @@ TEST(PartitionGroupDivider, ExactBelow2To31) {
 }
 
 }  // namespace
+
+TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
+  // The compare-and-swap class's deferring shared plans get hot-bin slots (up to 32 KiB per block: 8 per thread of
+  // 4-byte bins, 4 of 8-byte ones) when the race factor is unknown; a told race factor, a caller's M or S, the other
+  // classes and the plain loop get none, and the slots never cost a pass.
+  const device_info dev = device_info::h100_sxm();
+  plan pl = ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev);
+  ASSERT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
+  EXPECT_TRUE(pl.defer_lost_updates);
+  EXPECT_EQ(pl.hot_slots, 8) << pl.to_string();
+  EXPECT_NE(pl.to_string().find("hot_slots=8"), std::string::npos);
+  const std::size_t copies = static_cast<std::size_t>(pl.M) * ghist::shared_copy_stride(pl.H_chk, pl.M) * 4u;
+  EXPECT_GE(pl.shared_bytes, ghist::hot_bin_area_offset(copies) + ghist::hot_bin_table_bytes);
+  EXPECT_EQ(pl.shared_bytes % 16, 0u);
+  EXPECT_LE(pl.shared_bytes * 2 + 2 * dev.reserved_shared_per_block, dev.shared_per_sm) << "all of a block's share";
+  EXPECT_GT(pl.shared_bytes * 2 + 2 * dev.reserved_shared_per_block + 32, dev.shared_per_sm) << "all of its share";
+  const plan told = ghist::make_plan(paper_problem(atomic_class::cas, 2048, 1.0), dev);
+  EXPECT_EQ(told.hot_slots, 0);
+  EXPECT_LE(told.M - pl.M, 1) << "the table takes at most one copy";
+  problem packed = paper_problem(atomic_class::cas, 2048, 0.0);
+  packed.value_bytes = 8;
+  EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 4);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 0.0), dev).hot_slots, 0);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::hdw, 2048, 0.0), dev).hot_slots, 0);
+  for (std::int64_t H : {505, 6144, 12288, 24576, 32768, 49152, 57344}) {
+    const plan with = ghist::make_plan(paper_problem(atomic_class::cas, H, 0.0), dev);
+    plan_overrides off;
+    off.hot_bins = -1;
+    const plan without = ghist::make_plan(paper_problem(atomic_class::cas, H, 0.0), dev, off);
+    EXPECT_EQ(without.hot_slots, 0);
+    EXPECT_EQ(with.kind, without.kind) << H;
+    EXPECT_EQ(with.S, without.S) << H << ": " << with.to_string() << " / " << without.to_string();
+    // H = 57344: one copy of 4-byte bins takes one block per SM's 224 KiB; the table would cost a pass.
+    if (with.kind == ghist::strategy::shared_memory) EXPECT_EQ(with.hot_slots, H == 57344 ? 0 : 8) << with.to_string();
+    EXPECT_LE(with.shared_bytes, dev.shared_per_block_optin) << H;
+  }
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 24576, 0.0), dev);  // one copy: the slots fit beside it
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_EQ(pl.grid, 264);
+  EXPECT_EQ(pl.hot_slots, 8) << pl.to_string();
+  plan_overrides fixed;
+  fixed.M = 2;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, fixed).hot_slots, 0) << "a caller's M";
+  fixed.M = 0;
+  fixed.block = 100;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, fixed).hot_slots, 0) << "part warps";
+  fixed.block = 256;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, fixed).hot_slots, 16) << "at most 16";
+  ghist::planner_constants none;
+  none.hot_bin_bytes = 0;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, {}, none).hot_slots, 0);
+  // Told RF 63 over many active bins: the plain loop, no slots.
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 63.0), dev).defer_lost_updates);
+}
+
+TEST(PlannerH100, HotBinsOverride) {
+  // plan_overrides::hot_bins: 1 gives a deferring cas plan slots even with a told RF or a caller's M and S, -1
+  // never; other values, and 1 for a class without compare-and-swap, throw naming the override.
+  const device_info dev = device_info::h100_sxm();
+  plan_overrides on;
+  on.hot_bins = 1;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 1.0), dev, on).hot_slots, 8);
+  on.kind = ghist::strategy::shared_memory;
+  on.S = 3;
+  const plan three = ghist::make_plan(paper_problem(atomic_class::cas, 4000, 1.0), dev, on);
+  EXPECT_EQ(three.S, 3);
+  EXPECT_EQ(three.hot_slots, 8);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 63.0), dev, on).hot_slots, 0)
+      << "the plain loop has no slots";
+  plan_overrides bad;
+  bad.hot_bins = 2;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 2048), dev, bad); },
+                                 "hot_bins");
+  bad.hot_bins = 1;
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev, bad); },
+                                 "hot_bins");
+  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::hdw, 2048), dev, bad); },
+                                 "hot_bins");
+}

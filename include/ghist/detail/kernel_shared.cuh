@@ -19,6 +19,7 @@
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
 #include "ghist/detail/deferred_cas.cuh"
+#include "ghist/detail/hot_bins.cuh"
 #include "ghist/detail/run_carry.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/plan.hpp"
@@ -50,10 +51,12 @@ enum class copy_owner { threads, warp, thread };
 template <copy_owner Owner>
 inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thread_private_max_block : 1024;
 
-template <class Source, class Op, copy_owner Owner, bool DeferLost = false>
+// HotBins (with DeferLost only): `hot_slots` bins per block get a slot per thread (plan::hot_slots, hot_bins.cuh).
+template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
-                         typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S) {
+                         typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S,
+                         int hot_slots) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool WarpPrivate = Owner == copy_owner::warp;
@@ -69,17 +72,30 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
   const std::int64_t lock_words = locked ? (M * stride + 31) / 32 : 0;
   // Shared-memory offsets fit in 32 bits (a block has at most 227 KiB); 32-bit address arithmetic is cheaper.
   // Thread-private plans have M = block: thread t owns copy t.
-  const int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * stride);
+  int sub_offset = static_cast<int>((WarpPrivate ? threadIdx.x / 32 : threadIdx.x % M) * stride);
+  const int plan_M = M;  // HotBins: a pass may keep fewer copies (M) to make room for its hot bins
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const T identity = Op::identity();
   constexpr bool defer = atomic_class_of<Op> == atomic_class::cas && DeferLost;
   deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
+  static_assert(!HotBins || (defer && sizeof(T) >= 4), "hot-bin slots go with the deferring compare-and-swap loop");
+  // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
+  // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits.
+  hot_bin_slots<T> hot(shared_bytes, hot_slots);
+  const int slot_hits = M / 2 > hot_bin_slot_min_hits ? M / 2 : hot_bin_slot_min_hits;
+  const int lane_hits = M / 4 > hot_bin_lane_min_hits ? M / 4 : hot_bin_lane_min_hits;
 
   for (int pass = 0; pass < S; ++pass) {
     const std::int64_t lo = pass * H_chk;
     if (lo >= num_bins) break;
     const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
+    hot_bin_pass hot_pass{plan_M, 0, 0};
+    if constexpr (HotBins) {  // counts in the copies' memory before they are filled
+      hot_pass = hot.choose(src, lo, len, plan_M, static_cast<int>(stride), slot_hits, lane_hits, identity);
+      M = hot_pass.copies;
+      sub_offset = static_cast<int>(threadIdx.x % M * stride);
+    }
     for (std::int64_t i = threadIdx.x; i < M * stride; i += blockDim.x) {
       subs[i] = identity;
       if (i < lock_words) locks[i] = 0;
@@ -127,8 +143,25 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
         }
       };
       // The hardware atomic returns nothing to wait for; the other classes wait on each update's result.
-      if constexpr (atomic_class_of<Op> == atomic_class::hdw) src.for_each(rank, threads, visit);
-      else src.for_each_prefetched(rank, threads, visit);
+      if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+        src.for_each(rank, threads, visit);
+      } else if constexpr (HotBins) {
+        if (hot_pass.slots == 0) {
+          src.for_each_prefetched(rank, threads, visit);
+        } else {
+          src.for_each_prefetched(rank, threads, [&](const bin_update<T>& u) {
+            const std::int64_t b = u.bin - lo;
+            if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
+            int word;
+            bool own;
+            if (!hot.find(static_cast<int>(b), word, own)) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
+            else if (own) subs[word] = op(subs[word], u.value);  // the thread's slot
+            else deferred.update(subs, word, u.value);           // the lane's replica
+          });
+        }
+      } else {
+        src.for_each_prefetched(rank, threads, visit);
+      }
       if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
@@ -136,6 +169,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
       }
     }
     __syncthreads();
+    if constexpr (HotBins)
+      if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, static_cast<int>(stride));  // into copy 0
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies
     // t / len, t / len + ways, ...) and leave their partial results in copies 0 .. ways - 1: one thread per bin
     // folding all M copies would leave the block waiting on a chain of M loads (H = 31, M = 933).
