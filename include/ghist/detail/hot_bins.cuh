@@ -35,10 +35,18 @@ inline constexpr int hot_bin_max_lane_bins = GHIST_HOT_BIN_LANE_BINS;  // bins w
 // per bin, and 8 or more to one of them in ~1 block in 20000; the replicas' 4 is for the bins after the hottest.
 inline constexpr int hot_bin_slot_min_hits = 8;
 inline constexpr int hot_bin_lane_min_hits = 4;
+// Where the room is short (one copy that cannot be dropped), a bin keeps its slot per thread (4 KiB of 4-byte values
+// in a block of 1024) only with 1/32 of the sample: below that its replica per lane (128 bytes) has under one update
+// at a time (32 threads share it), and the room of one slot holds 32 replicas. Where the room is not short, the
+// hottest bins all take slots: slots only for such bins lost at H <= 12288 (Zipf(1.1), the saturating add, RF 1
+// H = 505 / 2048 227 / 263 -> 285 / 332 us) and won at H = 24576 (1215 -> 980;
+// bench/results/2026-11-25-h100-hot-bins-room.txt).
+inline constexpr int hot_bin_own_min_share = 32;
 static_assert(hot_bin_table_bytes >= (hot_bin_table_entries + hot_bin_max_candidates) * 8 +
-                                         (hot_bin_max_slots + hot_bin_max_lane_bins + 8) * 4 +
-                                         32 * hot_bin_table_entries / 8,
+                                         (hot_bin_max_slots + hot_bin_max_lane_bins + 8) * 4,
               "the table's layout");
+// pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
+inline constexpr int hot_bin_scratch_bytes = 32 * hot_bin_table_entries / 8;
 
 // Multiplicative hashing into the table's 256 entries; each block picks the multiplier for its hot bins (pick).
 __device__ __forceinline__ int hot_bin_hash(int bin, unsigned multiplier) {
@@ -64,7 +72,6 @@ class hot_bin_slots {
     candidates_ = table_ + hot_bin_table_entries;
     bins_ = reinterpret_cast<int*>(candidates_ + hot_bin_max_candidates);  // slots' bins, then the lane bins'
     counters_ = bins_ + hot_bin_max_slots + hot_bin_max_lane_bins;
-    scratch_ = reinterpret_cast<unsigned*>(counters_ + 8);
   }
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples one input per
@@ -103,7 +110,8 @@ class hot_bin_slots {
       }
     }
     __syncthreads();
-    if (tid < 32) pick(M, stride, slot_hits);
+    const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= hot_bin_scratch_bytes;
+    if (tid < 32) pick(M, stride, slot_hits, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
     __syncthreads();
     const hot_bin_pass pass{counters_[1], counters_[2], counters_[3]};
     multiplier_ = static_cast<unsigned>(counters_[4]);
@@ -151,15 +159,17 @@ class hot_bin_slots {
 
   // The first warp: ranks the candidates, hottest first; if the hottest has `slot_hits`, takes as many as fit (dropping
   // copies down to one for them), picks the hash multiplier under which the slots' bins, then the replicas', collide
-  // least (one multiplier per lane, scored in scratch_, 256 bits per lane), and fills the table. Leaves
-  // counters_[1..4] = copies, slots, lane bins, multiplier.
-  __device__ void pick(int M, int stride, int slot_hits) {
-    const int lane = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
+  // least (one multiplier per lane, scored in `scratch`, 256 bits per lane; without scratch the first lane's), and
+  // fills the table. Leaves counters_[1..4] = copies, slots, lane bins, multiplier.
+  __device__ void pick(int M, int stride, int slot_hits, unsigned* scratch) {
+    const int lane = static_cast<int>(threadIdx.x);
     const int offered = counters_[0] < hot_bin_max_candidates ? counters_[0] : hot_bin_max_candidates;
     const int most = max_slots_ + hot_bin_max_lane_bins;
     unsigned long long mine[2];
     for (int j = 0; j < 2; ++j) mine[j] = lane + 32 * j < offered ? candidates_[lane + 32 * j] : 0ull;
-    int ranked = 0;
+    const int B = static_cast<int>(blockDim.x);
+    const int own_hits = B / hot_bin_own_min_share > slot_hits ? B / hot_bin_own_min_share : slot_hits;
+    int ranked = 0, worth_own = 0;
     for (; ranked < offered && ranked < most; ++ranked) {
       unsigned long long best = mine[0] > mine[1] ? mine[0] : mine[1];
       for (int d = 16; d > 0; d /= 2) {
@@ -167,6 +177,7 @@ class hot_bin_slots {
         best = other > best ? other : best;
       }
       if (ranked == 0 && static_cast<int>(best >> 32) < slot_hits) break;  // nothing hot enough: no slots at all
+      if (static_cast<int>(best >> 32) >= own_hits) ++worth_own;
       for (int j = 0; j < 2; ++j)
         if (mine[j] == best) mine[j] = 0;  // (hits, bin) pairs are distinct: one lane holds it
       if (lane == 0) bins_[ranked] = static_cast<int>(best & 0xffffffffu);
@@ -175,24 +186,34 @@ class hot_bin_slots {
     // Room: drop copies until the ranked bins' slots and replicas fit, then take what fits.
     int copies = M;
     int slots = ranked < max_slots_ ? ranked : max_slots_;
-    int lane_bins = ranked - slots;
+    int lane_bins = ranked - slots < hot_bin_max_lane_bins ? ranked - slots : hot_bin_max_lane_bins;
+    const int strong = worth_own < slots ? (worth_own > 0 ? worth_own : 1) : slots;  // the hottest has slot_hits
     auto room = [&](int c) {
       return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(c, stride)) * sizeof(T)) /
                               sizeof(T));
     };
     while (copies > 1 && room(copies) < slots * B + lane_bins * 32) --copies;
+    // Still short: the weaker slots become replicas (the first of them rank right after the slots), then fewer
+    // replicas, then fewer slots.
+    while (slots > strong && room(copies) < slots * B + lane_bins * 32) {
+      --slots;
+      if (lane_bins < hot_bin_max_lane_bins) ++lane_bins;
+    }
     if (room(copies) < slots * B) slots = room(copies) / B;
     if (room(copies) < slots * B + lane_bins * 32) lane_bins = (room(copies) - slots * B) / 32;
     if (slots == 0) lane_bins = 0;
     // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
     const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
-    unsigned* bits = scratch_ + lane * (hot_bin_table_entries / 32);
-    for (int w = 0; w < hot_bin_table_entries / 32; ++w) bits[w] = 0;
-    int score = 0;
-    for (int r = 0; r < slots + lane_bins; ++r) {
-      const int h = hot_bin_hash(bins_[r], mult);
-      if (bits[h / 32] & (1u << (h % 32))) score += r < slots ? 64 : 1;
-      bits[h / 32] |= 1u << (h % 32);
+    int score = lane == 0 ? 0 : 1 << 30;
+    if (scratch != nullptr) {
+      unsigned* bits = scratch + lane * (hot_bin_table_entries / 32);
+      for (int w = 0; w < hot_bin_table_entries / 32; ++w) bits[w] = 0;
+      score = 0;
+      for (int r = 0; r < slots + lane_bins; ++r) {
+        const int h = hot_bin_hash(bins_[r], mult);
+        if (bits[h / 32] & (1u << (h % 32))) score += r < slots ? 64 : 1;
+        bits[h / 32] |= 1u << (h % 32);
+      }
     }
     int best_lane = lane;
     for (int d = 16; d > 0; d /= 2) {
@@ -233,7 +254,6 @@ class hot_bin_slots {
   unsigned long long* candidates_;
   int* bins_;
   int* counters_;
-  unsigned* scratch_;  // pick's bitmaps, a table's worth of bits per lane
   unsigned multiplier_ = 0;
 };
 
