@@ -12,8 +12,8 @@
 // Shared memory: the plan's copies, then (when the sample finds hot bins) the slots, slot-major so that a warp's lanes
 // use consecutive words, and the lane replicas; the table sits at the end of the block's shared memory. The plan
 // gives the block all the shared memory its share of the SM allows; where the copies leave too little of it, the pass
-// drops copies for the slots (a skewed input gains more from the slots than from the copies). Blocks of whole warps only (the first warp picks the
-// bins with full-warp shuffles).
+// drops copies for the slots (a skewed input gains more from the slots than from the copies). Blocks of whole warps
+// only (the first warp picks the bins with full-warp shuffles).
 #pragma once
 
 #include <cstdint>

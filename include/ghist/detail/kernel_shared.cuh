@@ -11,7 +11,8 @@
 // warp (plan::warp_private), M = warps per block: the warp walks its inputs in lockstep, folds lanes with equal bins,
 // and one lane per bin updates with a plain read-modify-write, no atomics and no locks (the lock class when a copy
 // per warp fits, and 32-bit compare-and-swap at a high RF); or one thread (plan::thread_private), M = block: a plain
-// read-modify-write per input, for small H in the compare-and-swap and lock classes.
+// read-modify-write per input, for small H in the compare-and-swap and lock classes. The deferring compare-and-swap
+// loop may also take a pass's hottest bins off the copies (plan::hot_slots, hot_bins.cuh).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,8 @@ enum class copy_owner { threads, warp, thread };
 template <copy_owner Owner>
 inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thread_private_max_block : 1024;
 
-// HotBins (with DeferLost only): `hot_slots` bins per block get a slot per thread (plan::hot_slots, hot_bins.cuh).
+// HotBins (with DeferLost only): each pass samples its input and takes up to `hot_slots` hot bins off the copies into
+// slots per thread, the next ones into replicas per lane (plan::hot_slots, hot_bins.cuh).
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
@@ -154,9 +156,12 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
             if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
             int word;
             bool own;
-            if (!hot.find(static_cast<int>(b), word, own)) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
-            else if (own) subs[word] = op(subs[word], u.value);  // the thread's slot
-            else deferred.update(subs, word, u.value);           // the lane's replica
+            if (!hot.find(static_cast<int>(b), word, own))
+              deferred.update(subs, sub_offset + static_cast<int>(b), u.value);  // the thread's copy
+            else if (own)
+              subs[word] = op(subs[word], u.value);  // the thread's slot: no other thread writes it
+            else
+              deferred.update(subs, word, u.value);  // the lane's replica
           });
         }
       } else {
