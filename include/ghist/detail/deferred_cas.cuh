@@ -68,6 +68,53 @@ class deferred_cas_updater {
     } while (old != assumed);
   }
 
+  /// update() with a second kept word, for the hot-bin loop (hot_bins.cuh): a lane's second lost compare-and-swap
+  /// waits too instead of retrying at once, where lanes of a warp fall out of step (ncu on Zipf(1.1), H = 12288: 6 of
+  /// 32 lanes active). Lent H200, 2026-11-26, same run: Zipf(1.1) 4-23% faster (H = 12288 RF 1 746 -> 671 us), one
+  /// bin +8% (113 -> 123), uniform unchanged (bench/results/2026-11-25-h200-hot-bins-second-kept-word.txt). The plain
+  /// loop keeps one word: there two cost uniform input 20% (the variants above).
+  __device__ __forceinline__ void update2(T* words, int at, const T& v) {
+    if (at == kept_at_) {
+      kept_ = op_(kept_, v);
+      return;
+    }
+    if (at == kept2_at_) {
+      kept2_ = op_(kept2_, v);
+      return;
+    }
+    using W = word_t<T>;
+    W* word = reinterpret_cast<W*>(words + at);
+    W assumed = *reinterpret_cast<volatile W*>(word);
+    W old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    if (old == assumed) return;
+    if (kept_at_ < 0) {
+      kept_at_ = at;
+      kept_ = v;
+      return;
+    }
+    if (kept2_at_ < 0) {
+      kept2_at_ = at;
+      kept2_ = v;
+      return;
+    }
+    do {
+      assumed = old;
+      old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    } while (old != assumed);
+  }
+
+  /// Writes the second kept word (update2), then flush().
+  __device__ __forceinline__ void flush2(T* words) {
+    const unsigned mask = existing_lanes_mask();
+    __syncwarp(mask);
+    T v = kept2_;
+    if (fold_equal_bins(op_, mask, kept2_at_, std::int64_t{0x7fffffff}, v, 1) && kept2_at_ >= 0)
+      atomic_update<memory_level::shared>(op_, words + kept2_at_, v, nullptr);
+    kept2_at_ = -1;
+    kept2_ = Op::identity();
+    flush(words);
+  }
+
   /// Writes the kept update. Every existing lane of the warp calls it after its last update: the warp folds kept
   /// updates of equal words first.
   __device__ __forceinline__ void flush(T* words) {
@@ -85,6 +132,8 @@ class deferred_cas_updater {
   Op op_;
   int kept_at_ = -1;  // the word of the kept update; -1: none
   T kept_;
+  int kept2_at_ = -1;  // update2's second
+  T kept2_ = Op::identity();
 };
 
 }  // namespace ghist::detail

@@ -157,17 +157,18 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
             int word;
             bool own;
             if (!hot.find(static_cast<int>(b), word, own))
-              deferred.update(subs, sub_offset + static_cast<int>(b), u.value);  // the thread's copy
+              deferred.update2(subs, sub_offset + static_cast<int>(b), u.value);  // the thread's copy
             else if (own)
               subs[word] = op(subs[word], u.value);  // the thread's slot: no other thread writes it
             else
-              deferred.update(subs, word, u.value);  // the lane's replica
+              deferred.update2(subs, word, u.value);  // the lane's replica
           });
         }
       } else {
         src.for_each_prefetched(rank, threads, visit);
       }
-      if constexpr (defer) deferred.flush(subs);
+      if constexpr (HotBins) deferred.flush2(subs);
+      else if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
         send_run(op, carry.drain(), len, slot);
