@@ -52,20 +52,9 @@ class deferred_cas_updater {
       kept_ = op_(kept_, v);
       return;
     }
-    using W = word_t<T>;
-    W* word = reinterpret_cast<W*>(words + at);
-    W assumed = *reinterpret_cast<volatile W*>(word);
-    W old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
-    if (old == assumed) return;
-    if (kept_at_ < 0) {
-      kept_at_ = at;
-      kept_ = v;
-      return;
-    }
-    do {
-      assumed = old;
-      old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
-    } while (old != assumed);
+    W old;
+    if (try_once(words, at, v, old) || keep(kept_at_, kept_, at, v)) return;
+    retry(words, at, v, old);
   }
 
   /// update() with a second kept word, for the hot-bin loop (hot_bins.cuh): a lane's second lost compare-and-swap
@@ -82,25 +71,9 @@ class deferred_cas_updater {
       kept2_ = op_(kept2_, v);
       return;
     }
-    using W = word_t<T>;
-    W* word = reinterpret_cast<W*>(words + at);
-    W assumed = *reinterpret_cast<volatile W*>(word);
-    W old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
-    if (old == assumed) return;
-    if (kept_at_ < 0) {
-      kept_at_ = at;
-      kept_ = v;
-      return;
-    }
-    if (kept2_at_ < 0) {
-      kept2_at_ = at;
-      kept2_ = v;
-      return;
-    }
-    do {
-      assumed = old;
-      old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
-    } while (old != assumed);
+    W old;
+    if (try_once(words, at, v, old) || keep(kept_at_, kept_, at, v) || keep(kept2_at_, kept2_, at, v)) return;
+    retry(words, at, v, old);
   }
 
   /// Writes the second kept word (update2), then flush().
@@ -129,6 +102,34 @@ class deferred_cas_updater {
   }
 
  private:
+  using W = word_t<T>;
+
+  // One compare-and-swap from the word as read; true when it won. `old`: what the swap found.
+  __device__ __forceinline__ bool try_once(T* words, int at, const T& v, W& old) const {
+    W* word = reinterpret_cast<W*>(words + at);
+    const W assumed = *reinterpret_cast<volatile W*>(word);
+    old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    return old == assumed;
+  }
+
+  // Keeps a lost update in a kept word that is free; false when it is taken.
+  __device__ __forceinline__ static bool keep(int& kept_at, T& kept, int at, const T& v) {
+    if (kept_at >= 0) return false;
+    kept_at = at;
+    kept = v;
+    return true;
+  }
+
+  // The plain loop from the value a lost swap returned.
+  __device__ __forceinline__ void retry(T* words, int at, const T& v, W old) const {
+    W* word = reinterpret_cast<W*>(words + at);
+    W assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(word, assumed, bit_cast_device<W>(op_(bit_cast_device<T>(assumed), v)));
+    } while (old != assumed);
+  }
+
   Op op_;
   int kept_at_ = -1;  // the word of the kept update; -1: none
   T kept_;
