@@ -83,6 +83,8 @@ struct config {
   bool cub = true;
   /// Non-uniform inputs: pass the cell's RF as options.race_factor anyway (default: 0, unknown; see race_factor_for).
   bool tell_rf = false;
+  /// Uniform input too: tell ghist the RF is unknown (what a caller who does not pass options.race_factor gets).
+  bool rf_unknown = false;
   /// auto with plan_overrides::thread_private = -1, for a same-run comparison with the plans before it.
   bool no_thread_private = false;
   /// auto with plan_overrides::hot_bins = this: -1 none, 1 even where the RF is told (for the A/B of plan::hot_slots).
@@ -116,6 +118,7 @@ const char* usage_text =
     "                     ranks spread over the bins by a fixed permutation; sorted: bins nondecreasing)\n"
     "  --tell-rf          with a non-uniform --dist, still tell ghist the cell's RF (by default it is told the\n"
     "                     RF is unknown: the RF column fixes the active bins, not the race of a skewed input)\n"
+    "  --rf-unknown       tell ghist the RF is unknown for uniform input too (options.race_factor = 0)\n"
     "  --no-fixed         only ghist auto and the baselines\n"
     "  --no-thread-private  auto without a copy per thread (plan_overrides::thread_private = -1)\n"
     "  --hot-bins on|off  auto with hot-bin slots for CAS and packed even where the RF is told, or never\n"
@@ -198,6 +201,7 @@ bool parse(int argc, char** argv, config& c) {
         throw usage_error(e.what());
       }
     } else if (a == "--tell-rf") c.tell_rf = true;
+    else if (a == "--rf-unknown") c.rf_unknown = true;
     else if (a == "--no-fixed") c.fixed = false;
     else if (a == "--no-thread-private") c.no_thread_private = true;
     else if (a == "--hot-bins") {
@@ -224,6 +228,7 @@ bool parse(int argc, char** argv, config& c) {
 /// on it). --tell-rf passes the cell's RF anyway.
 double race_factor_for(const config& cfg, std::int64_t RF) {
   const bool uniform = cfg.dist.what == bench::distribution::kind::uniform;
+  if (cfg.rf_unknown) return 0.0;
   return uniform || cfg.tell_rf ? double(RF) : 0.0;
 }
 
