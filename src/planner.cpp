@@ -177,15 +177,43 @@ void choose_defer_lost_updates(const problem& p, plan& pl) {
 // 2048 RF 1 (1.04-1.15). Costs: the sample and the table's copy, uniform input 1-8% (packed 24576 10%); one bin
 // 98-116 -> 113-171 for the saturating add (a slot's read-modify-write against the kept update in registers), the
 // packed argmax 140-195 -> 133-141 (bench/results/2026-11-25-h100-hot-bins.txt).
-int hot_slots_for(const problem& p, const plan_overrides& o, const planner_constants& k, int B) {
-  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0 || B % 32 != 0)
-    return 0;
-  if (o.hot_bins == 0 && (p.race_factor != 0.0 || o.M > 0 || o.S > 0)) return 0;
-  plan deferring;
-  choose_defer_lost_updates(p, deferring);
-  if (!deferring.defer_lost_updates) return 0;
+int max_hot_slots(const problem& p, const planner_constants& k, int B) {
   return static_cast<int>(std::min<std::size_t>(hot_bin_max_slots, k.hot_bin_bytes / (static_cast<std::size_t>(B) *
                                                                                       p.value_bytes)));
+}
+
+// Told a race factor of 8 or more over 4 to max_hot_slots active bins (H / RF), the compare-and-swap class plans
+// hot-bin slots too: the sample finds the active bins and each gets a slot per thread (a plain read-modify-write),
+// instead of a copy per thread of all H bins at few threads per SM or the plain loop's retries. Lent H200,
+// 2026-11-26, N = 50M, RF 63, same run, us: seed 000's saturating add H = 252 / 300 / 400 / 505 / 566 (4..8 active
+// bins) 154 / 177 / 242 / 317 / 318 (a copy per thread at 224..96 threads per SM) -> 130 / 130 / 132 / 132 / 132; the
+// packed argmax (4 slots) H = 252 / 300 226 / 225 -> 150 / 150. Not where a copy per thread has twice
+// thread_private_min_threads_per_sm (H <= 127 of 4 bytes): RF 8 H = 40 / 64 / 71 75 / 84 / 80 against 113 / 205 /
+// 208 with slots. Nor for more active bins than slots: the rest then take replicas per lane, which lost to the told
+// plans (--hot-bins on, H = 1024 / 2048 / 12288: warp-private copies 346 -> 750, the plain loop 438 / 468 -> 709 /
+// 701; bench/results/2026-11-26-h200-dense-hot-bins.txt).
+bool few_active_bins_for_slots(const problem& p, const device_info& dev, const planner_constants& k, int B) {
+  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
+      B % 32 != 0)
+    return false;
+  const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
+  if (copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm)
+    return false;
+  const double active = std::floor(static_cast<double>(p.num_bins) / p.race_factor);
+  return active >= 4 && active <= max_hot_slots(p, k, B);
+}
+
+int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                  int B) {
+  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0 || B % 32 != 0)
+    return 0;
+  const bool few_active = few_active_bins_for_slots(p, dev, k, B);
+  if (o.hot_bins == 0 && ((p.race_factor != 0.0 && !few_active) || o.M > 0 || o.S > 0)) return 0;
+  plan deferring;
+  choose_defer_lost_updates(p, deferring);
+  // Asked for, or few active bins: the slots bring the deferring loop (the plain loop has none).
+  if (!deferring.defer_lost_updates && o.hot_bins == 0 && !few_active) return 0;
+  return max_hot_slots(p, k, B);
 }
 
 
@@ -203,7 +231,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // Hot-bin slots: the plan reserves their table (at the end of the block's shared memory), and a block whose sample
   // finds hot bins makes room for the slots with what the copies leave or, if that is too little, fewer copies
   // (detail/hot_bins.cuh). Not where the table leaves no room for one copy of one bin.
-  int hot_slots = hot_bins_allowed ? hot_slots_for(p, o, k, B) : 0;
+  int hot_slots = hot_bins_allowed ? hot_slots_for(p, dev, o, k, B) : 0;
   std::size_t hot_bytes = hot_slots > 0 ? hot_bin_table_bytes + 24 : 0;  // 24: alignments (below)
   if (hot_bytes + shared_copies_bytes(p, k, 1, 1) > budget.L) hot_slots = 0, hot_bytes = 0;
   const std::size_t L = budget.L - hot_bytes;
@@ -301,6 +329,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   choose_merge_rows(p, k, pl);
   choose_defer_lost_updates(p, pl);
   if (hot_slots > 0) {
+    pl.defer_lost_updates = true;  // the hot-bin loop is the deferring one
     // The slots must not cost a pass (each re-reads the input): then the plan without them.
     if (o.hot_bins == 0) {
       const plan without = shared_plan_with(p, dev, o, k, blocks_per_sm, false);
@@ -813,10 +842,15 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   }
   const bool free_shape = overrides.M <= 0 && overrides.S <= 0 && overrides.block <= 0 && overrides.grid <= 0;
   plan private_copies;
-  if (use_shared && free_shape && overrides.thread_private == 0 &&
-      thread_private_plan(p, dev, constants, 0, private_copies))
+  // Hot-bin slots asked for (plan_overrides::hot_bins = 1) or planned for few active bins come with the copies.
+  const bool slots_planned =
+      overrides.hot_bins > 0 ||
+      (overrides.hot_bins == 0 &&
+       few_active_bins_for_slots(p, dev, constants, block_size(overrides.block, constants.shared_block, dev)));
+  const bool private_allowed = use_shared && free_shape && !slots_planned;
+  if (private_allowed && overrides.thread_private == 0 && thread_private_plan(p, dev, constants, 0, private_copies))
     return private_copies;
-  if (use_shared && free_shape && warp_private_plan(p, dev, constants, private_copies)) return private_copies;
+  if (private_allowed && warp_private_plan(p, dev, constants, private_copies)) return private_copies;
   plan partitioned;
   if (use_shared) {
     plan shared = shared_plan(p, dev, overrides, constants);

@@ -72,7 +72,7 @@ inline constexpr int thread_private_max_block = 512;
 inline constexpr int hot_bin_max_slots = 16;
 /// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
 /// counters); the plan reserves it, the slots take what the copies leave.
-inline constexpr std::size_t hot_bin_table_bytes = 3072;
+inline constexpr std::size_t hot_bin_table_bytes = 4096;
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 

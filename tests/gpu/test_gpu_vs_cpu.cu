@@ -514,6 +514,21 @@ TEST(GpuVsCpu, HotBinSlotsOverride) {
       check_against_cpu<packed_argmax>(c);
     }
 }
+// Uniform input over a few hundred bins with slots asked for (a told RF 63 too): the sampled bins are all about
+// equally hot, so most take a replica as weak candidates (two hits or more), up to the 240 the table holds; the
+// rest, and those whose table entry a hotter bin took, stay on the copies.
+TEST(GpuVsCpu, HotBinSlotsDense) {
+  int k = 0;
+  for (std::int64_t H : {97, 195, 240, 390})
+    for (std::int64_t n : {std::int64_t(5003), std::int64_t(1 << 20) + 3}) {
+      test_case c{distribution::uniform, n, H, ghist::strategy::automatic,
+                  (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.hot_bins = 1;
+      c.race_factor = 63.0;
+      check_against_cpu<saturating_add24>(c);
+      check_against_cpu<packed_argmax>(c);
+    }
+}
 
 // The compare-and-swap and lock classes merge their blocks through rows in shared memory plans (a row of H values
 // per block, folded by a second kernel); a caller's workspace too small for the rows gets the atomic merge.

@@ -257,17 +257,18 @@ TEST(PlannerH100, Switch) {
   const device_info dev = device_info::h100_sxm();
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
-    // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF, and 32-bit cas at RF = 63 at
-    // H = 505 too (96 threads per SM). RF enters the shared plan only for cas: several active bins at RF = 63 take a
-    // copy per warp where they fit, else one block per SM with twice the copies; otherwise it changes the global M. The switch counts the passes of the default
-    // shape (2 blocks per SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
+    // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
+    // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
+    // more active bins a copy per warp where they fit, else one block per SM with twice the copies; otherwise RF
+    // changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608
+    // needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:96,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:512,1 shared:55,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
     // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -309,7 +310,8 @@ TEST(PlannerH100, WarpPrivateLockClass) {
 
 TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
   // cas shared plans keep lost updates in registers, except for RF >= 8 with H / RF >= 4 active bins (measured
-  // slower there on the lent H100); never for the other classes. RF 0 (unknown) counts as 1.
+  // slower there on the lent H100) unless there are at most 8, which take hot-bin slots on the deferring loop; never
+  // for the other classes. RF 0 (unknown) counts as 1.
   const device_info dev = device_info::h100_sxm();
   struct row {
     std::int64_t H;
@@ -317,8 +319,8 @@ TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
     bool defer;
   };
   for (const row r : {row{31, 1, true}, row{12288, 1, true}, row{31, 63, true}, row{127, 63, true},
-                      row{251, 63, true}, row{252, 63, false}, row{505, 63, false}, row{12288, 63, false},
-                      row{12288, 0, true}, row{64, 8, false}, row{64, 7.9, true}}) {
+                      row{251, 63, true}, row{252, 63, true}, row{567, 63, false}, row{12288, 63, false},
+                      row{12288, 0, true}, row{72, 8, false}, row{64, 7.9, true}}) {
     const plan pl = ghist::make_shared_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);  // auto: H <= 127
     ASSERT_EQ(pl.kind, strategy::shared_memory) << pl.to_string();                            // is thread-private
     EXPECT_EQ(pl.defer_lost_updates, r.defer) << "H=" << r.H << " RF=" << r.rf << " " << pl.to_string();
@@ -1091,12 +1093,14 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   // 32-bit cas at H = 255: 224 threads per SM; told RF 1 its deferring loop, unknown or contended a copy per thread.
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 1.0), dev).thread_private);
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 0.0), dev).thread_private);
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 63.0), dev).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 63.0), dev).thread_private)
+      << "4 active bins: hot-bin slots (HotBinSlotsForFewActiveBins)";
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 127, 1.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 1.0), dev).thread_private) << "112 threads";
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 0.0), dev).thread_private);
-  // Told RF >= 40, the lock class and 32-bit cas down to 96 threads per SM; not the 64-bit cas, not RF 16.
-  pl = ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev);
+  // Told RF >= 40, the lock class and 32-bit cas down to 96 threads per SM; not the 64-bit cas, not RF 16 (nor 8 or
+  // fewer active bins, which take hot-bin slots).
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev);
   EXPECT_TRUE(pl.thread_private) << pl.to_string();
   EXPECT_EQ(pl.block, 96);
   EXPECT_EQ(pl.grid, 132);
@@ -1111,10 +1115,10 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_FALSE(ghist::make_plan(packed255, dev).thread_private) << "64-bit cas: its deferring loop";
   ghist::planner_constants not_contended;
   not_contended.thread_private_min_threads_per_sm_contended = 0;
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, {}, not_contended).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, {}, not_contended).thread_private);
   ghist::planner_constants only_contended;
   only_contended.thread_private_min_threads_per_sm = 0;
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, {}, only_contended).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, {}, only_contended).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, {}, only_contended).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31, 0.0), dev).thread_private) << "hardware atomics";
   plan_overrides fixed;
@@ -1245,6 +1249,38 @@ TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 63.0), dev).defer_lost_updates);
 }
 
+TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
+  // Told RF >= 8 over 4 to 8 active bins (H / RF, 4-byte values, blocks of 1024): a slot for each, on the deferring
+  // loop, instead of a copy per thread or per warp; fewer or more active bins, 8-byte values (4 slots) over 8, a low
+  // RF, or an H small enough for a copy per thread at 448 threads per SM keep their plans.
+  const device_info dev = device_info::h100_sxm();
+  for (std::int64_t H : {252, 300, 505, 566}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
+    EXPECT_EQ(pl.hot_slots, 8) << pl.to_string();
+    EXPECT_TRUE(pl.defer_lost_updates) << pl.to_string();
+    EXPECT_FALSE(pl.thread_private || pl.warp_private) << pl.to_string();
+  }
+  for (std::int64_t H : {127, 250, 567, 1024, 2048}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
+    EXPECT_EQ(pl.hot_slots, 0) << H << ": " << pl.to_string();
+  }
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 40.0), dev).hot_slots, 8);
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 7.0), dev).hot_slots, 0) << "RF under 8";
+  const plan small = ghist::make_plan(paper_problem(atomic_class::cas, 64, 8.0), dev);
+  EXPECT_EQ(small.hot_slots, 0) << "a copy per thread at 448 threads per SM or more";
+  EXPECT_TRUE(small.thread_private) << small.to_string();
+  problem packed = paper_problem(atomic_class::cas, 505, 63.0);
+  packed.value_bytes = 8;
+  EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 0) << "8 active bins, 4 slots";
+  packed.num_bins = 252;
+  EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 4);
+  plan_overrides off;
+  off.hot_bins = -1;
+  const plan without = ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, off);
+  EXPECT_EQ(without.hot_slots, 0);
+  EXPECT_TRUE(without.thread_private) << without.to_string();
+}
+
 TEST(PlannerH100, HotBinsOverride) {
   // plan_overrides::hot_bins: 1 gives a deferring cas plan slots even with a told RF or a caller's M and S, -1
   // never; other values, and 1 for a class without compare-and-swap, throw naming the override.
@@ -1257,8 +1293,16 @@ TEST(PlannerH100, HotBinsOverride) {
   const plan three = ghist::make_plan(paper_problem(atomic_class::cas, 4000, 1.0), dev, on);
   EXPECT_EQ(three.S, 3);
   EXPECT_EQ(three.hot_slots, 8);
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 63.0), dev, on).hot_slots, 0)
-      << "the plain loop has no slots";
+  // Asked for where auto takes the plain loop (told RF 63) or a copy per thread (H = 505): the slots bring the
+  // deferring loop and the copies they go with.
+  plan_overrides asked;
+  asked.hot_bins = 1;
+  for (std::int64_t H : {505, 12288}) {
+    const plan contended = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev, asked);
+    EXPECT_EQ(contended.hot_slots, 8) << contended.to_string();
+    EXPECT_TRUE(contended.defer_lost_updates) << contended.to_string();
+    EXPECT_FALSE(contended.thread_private || contended.warp_private) << contended.to_string();
+  }
   plan_overrides bad;
   bad.hot_bins = 2;
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 2048), dev, bad); },

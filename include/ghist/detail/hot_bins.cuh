@@ -7,7 +7,11 @@
 // once, and each retry queues behind the others. The deferring loop (deferred_cas.cuh) keeps one lost update per
 // thread, which cures one hot bin but not twenty. The expected retries per input grow with the sum of the squared bin
 // shares; for Zipf(1.1) over 12288 bins the first 8 bins hold ~96% of that sum and the next 56 most of the rest.
-// A uniform input gives no bin enough hits: its blocks run the plain loop and pay only the sample.
+// A uniform input gives no bin enough hits: its blocks run the plain loop and pay only the sample. An input that hits a
+// few hundred bins of many about equally (seed 000's RF 63 at H = 6144..12288, told the RF is unknown) has a hottest
+// bin with enough hits by chance; then every sampled bin with two hits or more takes a replica where room is left
+// (up to 240): lent H200, 2026-11-26, RF 63 H = 6144 / 12288 1263 / 1358 -> 492 / 712 us, Zipf(1.1) at H = 12288
+// 0.66-0.70x (bench/results/2026-11-26-h200-dense-hot-bins.txt).
 //
 // Shared memory: the plan's copies, then (when the sample finds hot bins) the slots, slot-major so that a warp's lanes
 // use consecutive words, and the lane replicas; the table sits at the end of the block's shared memory. The plan
@@ -25,16 +29,27 @@
 namespace ghist::detail {
 
 inline constexpr int hot_bin_table_entries = 256;  // direct-mapped by hot_bin_hash: (target << 32 | bin), ~0 empty
-inline constexpr int hot_bin_max_candidates = 64;  // sampled bins with enough hits considered, hottest first
+inline constexpr int hot_bin_max_candidates = 240;  // sampled bins with enough hits, in the order they came
 #ifndef GHIST_HOT_BIN_LANE_BINS
-#define GHIST_HOT_BIN_LANE_BINS 56
+#define GHIST_HOT_BIN_LANE_BINS 240
 #endif
 inline constexpr int hot_bin_max_lane_bins = GHIST_HOT_BIN_LANE_BINS;  // bins with a replica per lane, after the slots
+// Of them, the most for which a block drops copies or slots; the others take what room is left. Zipf(1.1) at
+// H = 24576 (one copy, little room) lost 21-32% when every strong replica could cost slots (lent H200, 2026-11-26,
+// bench/results/2026-11-26-h200-dense-hot-bins.txt).
+inline constexpr int hot_bin_max_room_lane_bins = 56;
 // The fewest sampled hits (of one per thread) for a slot and for a replica. The block takes bins off the copies only
 // when its hottest bin has the slots' count: a uniform input over 2048 bins gives a block of 1024 threads ~0.5 hits
 // per bin, and 8 or more to one of them in ~1 block in 20000; the replicas' 4 is for the bins after the hottest.
 inline constexpr int hot_bin_slot_min_hits = 8;
 inline constexpr int hot_bin_lane_min_hits = 4;
+// Bins with fewer hits than the replicas' count but at least this many take a replica only where the copies leave
+// room (no copy is dropped for them): an input with a few hundred bins about equally hot (seed 000's RF 63 at
+// H <= 12288: 195 active bins, ~5 hits each, many under 4 by chance) keeps its replicas for all of them.
+#ifndef GHIST_HOT_BIN_WEAK_MIN_HITS
+#define GHIST_HOT_BIN_WEAK_MIN_HITS 2
+#endif
+inline constexpr int hot_bin_weak_min_hits = GHIST_HOT_BIN_WEAK_MIN_HITS;
 // Where the room is short (one copy that cannot be dropped), a bin keeps its slot per thread (4 KiB of 4-byte values
 // in a block of 1024) only with 1/32 of the sample: below that its replica per lane (128 bytes) has under one update
 // at a time (32 threads share it), and the room of one slot holds 32 replicas. Where the room is not short, the
@@ -42,9 +57,10 @@ inline constexpr int hot_bin_lane_min_hits = 4;
 // H = 505 / 2048 227 / 263 -> 285 / 332 us) and won at H = 24576 (1215 -> 980;
 // bench/results/2026-11-25-h100-hot-bins-room.txt).
 inline constexpr int hot_bin_own_min_share = 32;
-static_assert(hot_bin_table_bytes >= (hot_bin_table_entries + hot_bin_max_candidates) * 8 +
+static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 8 + hot_bin_max_candidates * 4 +
                                          (hot_bin_max_slots + hot_bin_max_lane_bins + 8) * 4,
               "the table's layout");
+static_assert(hot_bin_max_slots + hot_bin_max_lane_bins <= hot_bin_table_entries, "every hot bin has a table entry");
 // pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
 inline constexpr int hot_bin_scratch_bytes = 32 * hot_bin_table_entries / 8;
 
@@ -69,7 +85,7 @@ class hot_bin_slots {
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
     table_bytes_at_ = size - static_cast<unsigned>(hot_bin_table_bytes);
     table_ = reinterpret_cast<unsigned long long*>(shared + table_bytes_at_);
-    candidates_ = table_ + hot_bin_table_entries;
+    candidates_ = reinterpret_cast<unsigned*>(table_ + hot_bin_table_entries);  // hits << 16 | bin
     bins_ = reinterpret_cast<int*>(candidates_ + hot_bin_max_candidates);  // slots' bins, then the lane bins'
     counters_ = bins_ + hot_bin_max_slots + hot_bin_max_lane_bins;
   }
@@ -77,12 +93,14 @@ class hot_bin_slots {
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples one input per
   /// thread (a run of consecutive inputs at a place that depends on the block), counts the bins in [lo, lo + len) in
   /// the copies' memory (at least len ints), and takes the hottest bins (pick) when the hottest has at least
-  /// `slot_hits` hits, those with at least `lane_hits`. The plan has M copies `stride` bins apart. Fills the slots and
-  /// replicas with the identity; the caller's __syncthreads after it fills the copies publishes them.
+  /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
+  /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
+  /// fills the copies publishes them. Passes of more than 65536 bins take none (a candidate keeps its bin in 16 bits).
   template <class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
-                                 int slot_hits, int lane_hits, T identity) {
+                                 int slot_hits, int lane_hits, int weak_hits, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
+    if (len > 65536) return hot_bin_pass{M, 0, 0};
     int* counts = reinterpret_cast<int*>(shared_);
     for (std::int64_t i = tid; i < len; i += B) counts[i] = 0;
     for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0ull;
@@ -103,15 +121,25 @@ class hot_bin_slots {
     // One thread per sampled bin takes its count (the exchange leaves 0 for the others) and offers it.
     if (bin >= 0) {
       const int hits = atomicExch(counts + bin, 0);
-      if (hits >= lane_hits) {
+      if (hits >= weak_hits) {
         const int at = atomicAdd(counters_, 1);
-        if (at < hot_bin_max_candidates)
-          candidates_[at] = static_cast<unsigned long long>(hits) << 32 | static_cast<unsigned>(bin);
+        if (at < hot_bin_max_candidates) candidates_[at] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(bin);
       }
     }
     __syncthreads();
+    // Ranks the candidates, hottest first, into bins_ as their keys (hits << 16 | bin, distinct): each thread counts
+    // the keys above its own. Where room is short, the hottest take it.
+    const int offered = counters_[0] < hot_bin_max_candidates ? counters_[0] : hot_bin_max_candidates;
+    if (tid < offered) {
+      const unsigned key = candidates_[tid];
+      int rank = 0;
+      for (int j = 0; j < offered; ++j) rank += candidates_[j] > key ? 1 : 0;
+      bins_[rank] = static_cast<int>(key);
+    }
+    __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= hot_bin_scratch_bytes;
-    if (tid < 32) pick(M, stride, slot_hits, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
+    if (tid < 32)
+      pick(M, stride, slot_hits, lane_hits, offered, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
     __syncthreads();
     const hot_bin_pass pass{counters_[1], counters_[2], counters_[3]};
     multiplier_ = static_cast<unsigned>(counters_[4]);
@@ -157,49 +185,43 @@ class hot_bin_slots {
     return static_cast<int>(hot_bin_area_offset(static_cast<std::size_t>(copies) * stride * sizeof(T)) / sizeof(T));
   }
 
-  // The first warp: ranks the candidates, hottest first; if the hottest has `slot_hits`, takes as many as fit (dropping
-  // copies down to one for them), picks the hash multiplier under which the slots' bins, then the replicas', collide
-  // least (one multiplier per lane, scored in `scratch`, 256 bits per lane; without scratch the first lane's), and
-  // fills the table. Leaves counters_[1..4] = copies, slots, lane bins, multiplier.
-  __device__ void pick(int M, int stride, int slot_hits, unsigned* scratch) {
+  // The first warp, with the `offered` candidates ranked in bins_: if the hottest has `slot_hits`, takes the hottest
+  // with `lane_hits` (strong) as slots, up to max_slots_, the other strong ones and then the weak as replicas, as
+  // many as fit: copies are dropped (down to one) for the slots and the first hot_bin_max_room_lane_bins strong
+  // replicas, the others take what room is left. Picks the hash multiplier under which the slots' bins, then the replicas', collide least (one multiplier
+  // per lane, scored in `scratch`, 256 bits per lane; without scratch the first lane's), and fills the table. Leaves
+  // counters_[1..4] = copies, slots, lane bins, multiplier, and the bins taken, in that order, in bins_.
+  __device__ void pick(int M, int stride, int slot_hits, int lane_hits, int offered, unsigned* scratch) {
     const int lane = static_cast<int>(threadIdx.x);
-    const int offered = counters_[0] < hot_bin_max_candidates ? counters_[0] : hot_bin_max_candidates;
-    const int most = max_slots_ + hot_bin_max_lane_bins;
-    unsigned long long mine[2];
-    for (int j = 0; j < 2; ++j) mine[j] = lane + 32 * j < offered ? candidates_[lane + 32 * j] : 0ull;
     const int B = static_cast<int>(blockDim.x);
+    auto hits = [&](int r) { return bins_[r] >> 16; };
+    auto bin = [&](int r) { return bins_[r] & 0xffff; };
     const int own_hits = B / hot_bin_own_min_share > slot_hits ? B / hot_bin_own_min_share : slot_hits;
-    int ranked = 0, worth_own = 0;
-    for (; ranked < offered && ranked < most; ++ranked) {
-      unsigned long long best = mine[0] > mine[1] ? mine[0] : mine[1];
-      for (int d = 16; d > 0; d /= 2) {
-        const unsigned long long other = __shfl_xor_sync(0xffffffffu, best, d);
-        best = other > best ? other : best;
-      }
-      if (ranked == 0 && static_cast<int>(best >> 32) < slot_hits) break;  // nothing hot enough: no slots at all
-      if (static_cast<int>(best >> 32) >= own_hits) ++worth_own;
-      for (int j = 0; j < 2; ++j)
-        if (mine[j] == best) mine[j] = 0;  // (hits, bin) pairs are distinct: one lane holds it
-      if (lane == 0) bins_[ranked] = static_cast<int>(best & 0xffffffffu);
+    int strong_n = 0, worth_own = 0;  // ranked: prefixes
+    for (int at = 0; at < offered; at += 32) {
+      const int r = at + lane;
+      strong_n += __popc(__ballot_sync(0xffffffffu, r < offered && hits(r) >= lane_hits));
+      worth_own += __popc(__ballot_sync(0xffffffffu, r < offered && hits(r) >= own_hits));
     }
-    __syncwarp();
-    // Room: drop copies until the ranked bins' slots and replicas fit, then take what fits.
+    if (offered == 0 || hits(0) < slot_hits) strong_n = 0;  // nothing hot enough: no slots at all
+    // Room: drop copies until the slots and the first strong replicas fit, then take what fits.
     int copies = M;
-    int slots = ranked < max_slots_ ? ranked : max_slots_;
-    int lane_bins = ranked - slots < hot_bin_max_lane_bins ? ranked - slots : hot_bin_max_lane_bins;
-    const int strong = worth_own < slots ? (worth_own > 0 ? worth_own : 1) : slots;  // the hottest has slot_hits
+    int slots = strong_n < max_slots_ ? strong_n : max_slots_;
+    auto strong_lanes = [&] {
+      return strong_n - slots < hot_bin_max_room_lane_bins ? strong_n - slots : hot_bin_max_room_lane_bins;
+    };
+    const int min_slots = worth_own < slots ? (worth_own > 0 ? worth_own : 1) : slots;  // the hottest has slot_hits
     auto room = [&](int c) {
       return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(c, stride)) * sizeof(T)) /
                               sizeof(T));
     };
-    while (copies > 1 && room(copies) < slots * B + lane_bins * 32) --copies;
-    // Still short: the weaker slots become replicas (the first of them rank right after the slots), then fewer
-    // replicas, then fewer slots.
-    while (slots > strong && room(copies) < slots * B + lane_bins * 32) {
-      --slots;
-      if (lane_bins < hot_bin_max_lane_bins) ++lane_bins;
-    }
+    while (copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
+    // Still short: the weaker slots become replicas (they rank right after the slots), then fewer replicas, then
+    // fewer slots.
+    while (slots > min_slots && room(copies) < slots * B + strong_lanes() * 32) --slots;
     if (room(copies) < slots * B) slots = room(copies) / B;
+    const int lanes_offered = strong_n == 0 ? 0 : offered - slots;
+    int lane_bins = lanes_offered < hot_bin_max_lane_bins ? lanes_offered : hot_bin_max_lane_bins;
     if (room(copies) < slots * B + lane_bins * 32) lane_bins = (room(copies) - slots * B) / 32;
     if (slots == 0) lane_bins = 0;
     // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
@@ -210,7 +232,7 @@ class hot_bin_slots {
       for (int w = 0; w < hot_bin_table_entries / 32; ++w) bits[w] = 0;
       score = 0;
       for (int r = 0; r < slots + lane_bins; ++r) {
-        const int h = hot_bin_hash(bins_[r], mult);
+        const int h = hot_bin_hash(bin(r), mult);
         if (bits[h / 32] & (1u << (h % 32))) score += r < slots ? 64 : 1;
         bits[h / 32] |= 1u << (h % 32);
       }
@@ -228,12 +250,13 @@ class hot_bin_slots {
     const int first = first_value(copies, stride);
     int taken_slots = 0, taken_lanes = 0;  // hottest first: the slots, then the replicas
     if (lane == 0) {
-      for (int r = 0; r < slots + lane_bins; ++r) {
-        const int b = bins_[r], h = hot_bin_hash(b, chosen);
-        if (table_[h] != ~0ull) continue;  // a hotter bin took the entry: this one stays on the copies
-        const bool own = taken_slots < slots;
+      // A bin whose entry a hotter one took stays on the copies, and the next candidate takes its replica.
+      for (int r = 0; r < (slots + lane_bins > 0 ? offered : 0); ++r) {
+        const int b = bin(r), h = hot_bin_hash(b, chosen);
+        if (table_[h] != ~0ull) continue;
+        const bool own = r < slots;  // else every slot is settled: the replicas follow the slots taken
         if (!own && taken_lanes == lane_bins) break;
-        const int word = own ? first + taken_slots * B : first + slots * B + taken_lanes * 32;
+        const int word = first + taken_slots * B + (own ? 0 : taken_lanes * 32);
         table_[h] = static_cast<unsigned long long>(word) << 33 | static_cast<unsigned long long>(own) << 32 |
                     static_cast<unsigned>(b);
         bins_[taken_slots + taken_lanes] = b;  // compacted: at most r, already read
@@ -251,7 +274,7 @@ class hot_bin_slots {
   int max_slots_;
   unsigned table_bytes_at_;
   unsigned long long* table_;
-  unsigned long long* candidates_;
+  unsigned* candidates_;
   int* bins_;
   int* counters_;
   unsigned multiplier_ = 0;

@@ -83,10 +83,12 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
   deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
   static_assert(!HotBins || (defer && sizeof(T) >= 4), "hot-bin slots go with the deferring compare-and-swap loop");
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
-  // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits.
+  // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits; where
+  // room is left, a replica with hot_bin_weak_min_hits.
   hot_bin_slots<T> hot(shared_bytes, hot_slots);
   const int slot_hits = M / 2 > hot_bin_slot_min_hits ? M / 2 : hot_bin_slot_min_hits;
   const int lane_hits = M / 4 > hot_bin_lane_min_hits ? M / 4 : hot_bin_lane_min_hits;
+  const int weak_hits = M / 4 > hot_bin_weak_min_hits ? M / 4 : hot_bin_weak_min_hits;
 
   for (int pass = 0; pass < S; ++pass) {
     const std::int64_t lo = pass * H_chk;
@@ -94,7 +96,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
     const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
     hot_bin_pass hot_pass{plan_M, 0, 0};
     if constexpr (HotBins) {  // counts in the copies' memory before they are filled
-      hot_pass = hot.choose(src, lo, len, plan_M, static_cast<int>(stride), slot_hits, lane_hits, identity);
+      hot_pass = hot.choose(src, lo, len, plan_M, static_cast<int>(stride), slot_hits, lane_hits, weak_hits, identity);
       M = hot_pass.copies;
       sub_offset = static_cast<int>(threadIdx.x % M * stride);
     }
