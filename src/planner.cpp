@@ -216,6 +216,55 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
   return max_hot_slots(p, k, B);
 }
 
+// Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots, up to
+// hot_bin_max_active_slots, the cas class gives every active bin a slot per thread all the same (plan::
+// hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
+// as the slots leave room for, whole warps, at least active_bin_slots_min_block (4-byte values; twice for 8-byte).
+// A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
+// or fold each warp's equal bins (a copy per warp). Lent H200, 2026-11-26, N = 50M, same run against the told plans
+// (--hot-bins off), us: seed 000's saturating add RF 63 H = 567 / 1024 / 2048 / 4096 / 6144 / 8192 (9..130 active
+// bins, 1024..352 threads) 317 / 347 / 440 / 440 / 449 / 445 -> 126 / 127 / 134 / 162 / 197 / 261; RF 16 H = 1024
+// 274 -> 148; RF 8 H = 256 / 512 155 / 227 -> 129 / 154, H = 1024 (416 threads) 228 -> 236; the packed argmax RF 63
+// H = 567..2048 (800+ threads) 210-220 -> 134-154. But at 224 threads or fewer (195+ active bins) 6-14x slower
+// (RF 63 H = 12288 469 -> 2757), not understood yet, and the packed argmax at 416 threads 1.03-1.11x, at 352 or
+// fewer 1.7-3.6x (bench/results/2026-11-26-h200-active-bin-slots.txt).
+inline constexpr int active_bin_slots_min_block = 352;
+bool active_bin_slots_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
+  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
+      p.n <= 0 || p.num_bins > 65536)
+    return false;
+  const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
+  if (copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm)
+    return false;  // a copy per thread of all H bins at 448+ threads per SM (few_active_bins_for_slots)
+  const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
+  if (active <= max_hot_slots(p, k, block_size(0, k.shared_block, dev)) || active > hot_bin_max_active_slots)
+    return false;
+  const std::size_t table_at = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
+  const int min_block = active_bin_slots_min_block * (p.value_bytes >= 8 ? 2 : 1);
+  for (int B = 1024; B >= min_block; B -= 32) {
+    const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
+    if (table_at + hot_bin_table_bytes > L) return false;
+    const std::size_t room = L - table_at - hot_bin_table_bytes;
+    const std::size_t per_slot = static_cast<std::size_t>(B) * p.value_bytes;
+    if (room < static_cast<std::size_t>(active) * per_slot) continue;
+    plan pl;
+    pl.kind = strategy::shared_memory;
+    pl.race_factor = p.race_factor;
+    pl.block = B;
+    pl.grid = clamp_to_int(std::min<i64>(ceil_div(p.n, B), dev.sm_count));
+    pl.M = 1;
+    pl.C = B;
+    set_passes(pl, p.num_bins, 1);
+    pl.shared_bytes = L;
+    pl.defer_lost_updates = true;
+    pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room / per_slot));
+    pl.hot_active_bins = true;
+    choose_merge_rows(p, k, pl);
+    out = pl;
+    return true;
+  }
+  return false;
+}
 
 plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                       int blocks_per_sm, bool hot_bins_allowed = true) {
@@ -778,7 +827,8 @@ std::string plan::to_string() const {
          " temp_bytes=" + std::to_string(temp_bytes) + " RF=" + rf + (warp_private ? " warp_private" : "") +
          (thread_private ? " thread_private" : "") + (merge_rows ? " merge_rows" : "") +
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
-         (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string());
+         (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
+         (hot_active_bins ? " active_bins" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {
@@ -848,6 +898,9 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
       (overrides.hot_bins == 0 &&
        few_active_bins_for_slots(p, dev, constants, block_size(overrides.block, constants.shared_block, dev)));
   const bool private_allowed = use_shared && free_shape && !slots_planned;
+  if (use_shared && free_shape && overrides.hot_bins == 0 && overrides.thread_private == 0 &&
+      active_bin_slots_plan(p, dev, constants, private_copies))
+    return private_copies;
   if (private_allowed && overrides.thread_private == 0 && thread_private_plan(p, dev, constants, 0, private_copies))
     return private_copies;
   if (private_allowed && warp_private_plan(p, dev, constants, private_copies)) return private_copies;

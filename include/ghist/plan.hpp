@@ -68,11 +68,13 @@ GHIST_HD constexpr std::int64_t shared_copy_stride(std::int64_t H_chk, std::int6
 /// per SM leave, so it is compiled for two blocks of at most this many.
 inline constexpr int thread_private_max_block = 512;
 
-/// Hot-bin slots (plan::hot_slots, detail/hot_bins.cuh): at most this many bins per block get a slot per thread.
+/// Hot-bin slots (plan::hot_slots, detail/hot_bins.cuh): at most this many bins per block get a slot per thread,
+/// and with plan::hot_active_bins (a slot for every active bin) at most hot_bin_max_active_slots.
 inline constexpr int hot_bin_max_slots = 16;
+inline constexpr int hot_bin_max_active_slots = 240;
 /// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
 /// counters); the plan reserves it, the slots take what the copies leave.
-inline constexpr std::size_t hot_bin_table_bytes = 4096;
+inline constexpr std::size_t hot_bin_table_bytes = 3072;
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 
@@ -103,6 +105,10 @@ struct plan {
   /// (detail/hot_bins.cuh). For skewed input (Zipf); a uniform input's blocks find no hot bin and pay only the
   /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
   int hot_slots = 0;
+  /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
+  /// hot_bin_max_active_slots): each block samples 4 inputs per thread and takes every bin with 2 sampled hits, in
+  /// blocks small enough for the slots (src/planner.cpp, active_bin_slots_plan).
+  bool hot_active_bins = false;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
   /// in place of global atomics (or locks) per block and bin. Chosen for the cas and xcg classes while the rows take

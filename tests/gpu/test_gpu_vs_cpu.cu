@@ -356,13 +356,18 @@ TEST(Sanitizer, SmallCases) {
       indexed.race_factor = 63;
       check_against_cpu<point_sum_op>(indexed);
     }
-  // The compare-and-swap class's private copies told RF >= 40: per thread (H = 505, 96 threads per SM) and per warp
-  // (H = 700).
+  // The compare-and-swap class told RF 63: hot-bin slots for 8 active bins (H = 505) and a slot per active bin
+  // (H = 700, 2048: plan::hot_active_bins, 4 samples per thread); without slots, the private copies per thread
+  // (H = 505, 96 threads per SM) and per warp (H = 700).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
-    for (std::int64_t H : {505, 700}) {
+    for (std::int64_t H : {505, 700, 2048}) {
       test_case c{distribution::zipf, 5003, H, ghist::strategy::automatic, how};
       c.race_factor = 63;
       check_against_cpu<saturating_add24>(c);
+      c.dist = distribution::uniform;
+      check_against_cpu<packed_argmax>(c);
+      c.hot_bins = -1;
+      if (H < 2048) check_against_cpu<saturating_add24>(c);
     }
   // The partitioned strategy's warp-private copies of a group (the lock class told RF > 8).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
@@ -528,6 +533,33 @@ TEST(GpuVsCpu, HotBinSlotsDense) {
       check_against_cpu<saturating_add24>(c);
       check_against_cpu<packed_argmax>(c);
     }
+}
+// A told RF over more active bins than slots: a slot per active bin (plan::hot_active_bins) in blocks sized for them.
+// The inputs hit all H bins, not H / RF: the sample finds more candidates than slots, and the rest stay on the copy.
+template <class Op>
+void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
+  int k = 0;
+  for (std::int64_t H : sizes) {
+    ghist::options opts;
+    opts.race_factor = 63.0;
+    const std::int64_t big = (1 << 20) + 7;
+    const auto pl = ghist::plan_for<Op>(big, H, opts);
+    ASSERT_TRUE(pl.hot_active_bins) << pl.to_string();
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), big})
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.race_factor = 63.0;
+        c.indexed = k % 5 == 0;
+        c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
+        c.workspace_bytes = (n == big && k % 2 == 0) ? 16 : 0;
+        check_against_cpu<Op>(c);
+      }
+  }
+}
+TEST(GpuVsCpu, ActiveBinSlots) {
+  active_bin_slots<saturating_add24>({700, 2048, 6144});
+  active_bin_slots<packed_argmax>({2048});
 }
 
 // The compare-and-swap and lock classes merge their blocks through rows in shared memory plans (a row of H values

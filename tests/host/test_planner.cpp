@@ -259,8 +259,8 @@ TEST(PlannerH100, Switch) {
   for (double rf : {1.0, 63.0}) {
     // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
     // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
-    // more active bins a copy per warp where they fit, else one block per SM with twice the copies; otherwise RF
-    // changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608
+    // over H = 2048's 32 one copy and a slot per active bin (one block per SM), over more one block per SM with twice
+    // the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608
     // needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
@@ -268,7 +268,7 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:28,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
     // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -331,12 +331,14 @@ TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
 }
 
 TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
-  // 32-bit cas on the plain loop (RF >= 8, >= 4 active bins) takes one block per SM and all its shared memory: half
-  // the threads per active word. Deferring plans (RF = 1, one or two active bins), 64-bit values and a caller's
-  // shape keep two blocks of 1024 per SM.
+  // 32-bit cas on the plain loop (RF >= 8, >= 4 active bins, too many for a slot each) takes one block per SM and
+  // all its shared memory: half the threads per active word. Deferring plans (RF = 1, one or two active bins),
+  // 64-bit values and a caller's shape keep two blocks of 1024 per SM.
   const device_info dev = device_info::h100_sxm();
+  plan_overrides no_slots;
+  no_slots.hot_bins = -1;
   for (std::int64_t H : {2048, 6144, 12288, 24576}) {
-    const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev);
+    const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, H < 12288 ? no_slots : plan_overrides{});
     const plan two = ghist::make_plan(paper_problem(atomic_class::cas, H, 1), dev);
     SCOPED_TRACE(one.to_string() + " / " + two.to_string());
     EXPECT_FALSE(one.defer_lost_updates);
@@ -349,21 +351,22 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   }
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 127, 63), dev).grid, 264);  // two active bins: deferred
   // Where 32 copies fit and a copy per thread does not (H > 605), RF >= 40: a copy per warp (H = 700: two blocks
-  // per SM; 1801: one); RF 16 keeps the loop.
+  // per SM; 1801: one), where the slots per active bin do not apply (here: forbidden); RF 16 keeps the loop.
   for (std::int64_t H : {700, 1801}) {
-    const plan wp = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev);
+    const plan wp = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, no_slots);
     EXPECT_TRUE(wp.warp_private) << wp.to_string();
     EXPECT_EQ(wp.M, 32);
     EXPECT_EQ(wp.grid, H == 700 ? 264 : 132);
     EXPECT_EQ(wp.shared_bytes, 32u * H * 4u);
-    const plan loop = ghist::make_plan(paper_problem(atomic_class::cas, H, 16), dev);
+    const plan loop = ghist::make_plan(paper_problem(atomic_class::cas, H, 16), dev, no_slots);
     EXPECT_FALSE(loop.warp_private) << loop.to_string();
     EXPECT_EQ(loop.grid, 132);
   }
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 1900, 63), dev).warp_private) << "does not fit";
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 1900, 63), dev, no_slots).warp_private)
+      << "does not fit";
   problem wide = paper_problem(atomic_class::cas, 2048, 63);
   wide.value_bytes = 8;
-  EXPECT_EQ(ghist::make_plan(wide, dev).grid, 264);
+  EXPECT_EQ(ghist::make_plan(wide, dev, no_slots).grid, 264);
   plan_overrides fixed;
   fixed.M = 14;
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63), dev, fixed).grid, 264);
@@ -1098,15 +1101,19 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 127, 1.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 1.0), dev).thread_private) << "112 threads";
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 0.0), dev).thread_private);
-  // Told RF >= 40, the lock class and 32-bit cas down to 96 threads per SM; not the 64-bit cas, not RF 16 (nor 8 or
-  // fewer active bins, which take hot-bin slots).
-  pl = ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev);
+  // Told RF >= 40, the lock class and 32-bit cas down to 96 threads per SM; not the 64-bit cas, not RF 16. (The
+  // slots per active bin come first for cas: forbidden here.)
+  plan_overrides no_slots;
+  no_slots.hot_bins = -1;
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev).hot_active_bins);
+  pl = ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, no_slots);
   EXPECT_TRUE(pl.thread_private) << pl.to_string();
   EXPECT_EQ(pl.block, 96);
   EXPECT_EQ(pl.grid, 132);
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 605, 40.0), dev).thread_private);
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 607, 63.0), dev).thread_private) << "64 threads";
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 16.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 605, 40.0), dev, no_slots).thread_private);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 607, 63.0), dev, no_slots).thread_private)
+      << "64 threads";
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 16.0), dev, no_slots).thread_private);
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 63.0), dev).thread_private);
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 300, 40.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 303, 63.0), dev).thread_private) << "64 threads";
@@ -1115,10 +1122,12 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_FALSE(ghist::make_plan(packed255, dev).thread_private) << "64-bit cas: its deferring loop";
   ghist::planner_constants not_contended;
   not_contended.thread_private_min_threads_per_sm_contended = 0;
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, {}, not_contended).thread_private);
+  EXPECT_FALSE(
+      ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, no_slots, not_contended).thread_private);
   ghist::planner_constants only_contended;
   only_contended.thread_private_min_threads_per_sm = 0;
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, {}, only_contended).thread_private);
+  EXPECT_TRUE(
+      ghist::make_plan(paper_problem(atomic_class::cas, 512, 50.0), dev, no_slots, only_contended).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 31, 1.0), dev, {}, only_contended).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::hdw, 31, 0.0), dev).thread_private) << "hardware atomics";
   plan_overrides fixed;
@@ -1260,9 +1269,13 @@ TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
     EXPECT_TRUE(pl.defer_lost_updates) << pl.to_string();
     EXPECT_FALSE(pl.thread_private || pl.warp_private) << pl.to_string();
   }
-  for (std::int64_t H : {127, 250, 567, 1024, 2048}) {
+  for (std::int64_t H : {127, 250}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
     EXPECT_EQ(pl.hot_slots, 0) << H << ": " << pl.to_string();
+  }
+  for (std::int64_t H : {567, 1024, 2048}) {  // more active bins: a slot each all the same (ActiveBinSlots)
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
+    EXPECT_TRUE(pl.hot_active_bins) << H << ": " << pl.to_string();
   }
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 40.0), dev).hot_slots, 8);
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 7.0), dev).hot_slots, 0) << "RF under 8";
@@ -1271,7 +1284,7 @@ TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
   EXPECT_TRUE(small.thread_private) << small.to_string();
   problem packed = paper_problem(atomic_class::cas, 505, 63.0);
   packed.value_bytes = 8;
-  EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 0) << "8 active bins, 4 slots";
+  EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "8 active bins, 4 slots: a slot each all the same";
   packed.num_bins = 252;
   EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 4);
   plan_overrides off;
@@ -1312,4 +1325,51 @@ TEST(PlannerH100, HotBinsOverride) {
                                  "hot_bins");
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::hdw, 2048), dev, bad); },
                                  "hot_bins");
+}
+
+TEST(PlannerH100, ActiveBinSlots) {
+  // Told RF >= 8 over more active bins (H / RF) than the 8 hot-bin slots, up to 240: one block per SM with one copy
+  // of all H bins and a slot per active bin, as many threads as the slots leave room for (whole warps, at least 352;
+  // 704 for 8-byte values); more active bins or fewer threads keep their plans, and so does a caller's shape.
+  const device_info dev = device_info::h100_sxm();
+  struct row {
+    std::int64_t H;
+    double rf;
+    int block;  // 0: not this plan
+  };
+  for (const row r : {row{567, 63, 1024}, row{2048, 63, 1024}, row{6144, 63, 512}, row{8192, 63, 352},
+                      row{12288, 63, 0}, row{1024, 16, 864}, row{512, 8, 864}, row{1024, 8, 416}, row{1920, 8, 0},
+                      row{2048, 7.5, 0}}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
+    SCOPED_TRACE("H=" + std::to_string(r.H) + " RF=" + std::to_string(r.rf) + " " + pl.to_string());
+    EXPECT_EQ(pl.hot_active_bins, r.block > 0);
+    if (r.block == 0) continue;
+    EXPECT_EQ(pl.block, r.block);
+    EXPECT_EQ(pl.grid, 132);
+    EXPECT_EQ(pl.M, 1);
+    EXPECT_EQ(pl.S, 1);
+    EXPECT_TRUE(pl.defer_lost_updates);
+    const auto active = static_cast<int>(static_cast<double>(r.H) / r.rf);
+    EXPECT_GE(pl.hot_slots, active);
+    EXPECT_LE(pl.hot_slots, ghist::hot_bin_max_active_slots);
+    const std::size_t table_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(r.H) * 4u);
+    EXPECT_LE(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(pl.hot_slots) * pl.block * 4u,
+              pl.shared_bytes);
+    EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
+  }
+  problem packed = paper_problem(atomic_class::cas, 2048, 63.0);
+  packed.value_bytes = 8;
+  EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "32 active bins of 8 bytes: 800 threads";
+  packed.num_bins = 4096;
+  EXPECT_FALSE(ghist::make_plan(packed, dev).hot_active_bins) << "65: 416 threads";
+  plan_overrides shape;
+  shape.block = 512;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev, shape).hot_active_bins);
+  plan_overrides no_slots;
+  no_slots.hot_bins = -1;
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev, no_slots).hot_active_bins);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev).hot_active_bins) << "RF unknown";
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 63.0), dev).hot_active_bins);
+  EXPECT_NE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev).to_string().find("active_bins"),
+            std::string::npos);
 }

@@ -115,7 +115,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(pl.shared_bytes)));
     kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, num_bins, pl.M, pl.H_chk,
-                                                           pl.S, pl.hot_slots);
+                                                           pl.S, pl.hot_slots, pl.hot_active_bins);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows == nullptr) return;
     const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
@@ -143,9 +143,10 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   if constexpr (atomic_class_of<Op> == atomic_class::cas) {
     if (pl.defer_lost_updates) {
       if (pl.hot_slots > 0) {
-        if (pl.block % 32 != 0 || pl.hot_slots > hot_bin_max_slots)
-          throw error("a plan with hot-bin slots needs whole warps and at most " + std::to_string(hot_bin_max_slots) +
-                      " slots (" + pl.to_string() + ")");
+        const int most = pl.hot_active_bins ? hot_bin_max_active_slots : hot_bin_max_slots;
+        if (pl.block % 32 != 0 || pl.hot_slots > most)
+          throw error("a plan with hot-bin slots needs whole warps and at most " + std::to_string(most) + " slots (" +
+                      pl.to_string() + ")");
         launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);
       } else {
         launch(shared_memory_kernel<Source, Op, copy_owner::threads, true>);

@@ -50,6 +50,9 @@ inline constexpr int hot_bin_lane_min_hits = 4;
 #define GHIST_HOT_BIN_WEAK_MIN_HITS 2
 #endif
 inline constexpr int hot_bin_weak_min_hits = GHIST_HOT_BIN_WEAK_MIN_HITS;
+// Inputs sampled per thread for a slot per active bin (plan::hot_active_bins), whose blocks may be small: 4 x 224
+// samples over 195 active bins miss ~1% of them.
+inline constexpr int hot_bin_active_samples = 4;
 // Where the room is short (one copy that cannot be dropped), a bin keeps its slot per thread (4 KiB of 4-byte values
 // in a block of 1024) only with 1/32 of the sample: below that its replica per lane (128 bytes) has under one update
 // at a time (32 threads share it), and the room of one slot holds 32 replicas. Where the room is not short, the
@@ -57,10 +60,13 @@ inline constexpr int hot_bin_weak_min_hits = GHIST_HOT_BIN_WEAK_MIN_HITS;
 // H = 505 / 2048 227 / 263 -> 285 / 332 us) and won at H = 24576 (1215 -> 980;
 // bench/results/2026-11-25-h100-hot-bins-room.txt).
 inline constexpr int hot_bin_own_min_share = 32;
-static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 8 + hot_bin_max_candidates * 4 +
-                                         (hot_bin_max_slots + hot_bin_max_lane_bins + 8) * 4,
+// The table's area: its entries (where the sample's candidates lie until they are ranked), the ranked candidates and
+// then the hot bins taken, counters.
+static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 8 + hot_bin_max_candidates * 4 + 8 * 4,
               "the table's layout");
-static_assert(hot_bin_max_slots + hot_bin_max_lane_bins <= hot_bin_table_entries, "every hot bin has a table entry");
+static_assert(hot_bin_max_candidates * 4 <= hot_bin_table_entries * 8, "the candidates fit the entries");
+static_assert(hot_bin_max_candidates <= hot_bin_table_entries, "every hot bin has a table entry");
+static_assert(hot_bin_max_active_slots <= hot_bin_max_candidates, "every active bin can be a candidate");
 // pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
 inline constexpr int hot_bin_scratch_bytes = 32 * hot_bin_table_entries / 8;
 
@@ -85,9 +91,9 @@ class hot_bin_slots {
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
     table_bytes_at_ = size - static_cast<unsigned>(hot_bin_table_bytes);
     table_ = reinterpret_cast<unsigned long long*>(shared + table_bytes_at_);
-    candidates_ = reinterpret_cast<unsigned*>(table_ + hot_bin_table_entries);  // hits << 16 | bin
-    bins_ = reinterpret_cast<int*>(candidates_ + hot_bin_max_candidates);  // slots' bins, then the lane bins'
-    counters_ = bins_ + hot_bin_max_slots + hot_bin_max_lane_bins;
+    candidates_ = reinterpret_cast<unsigned*>(table_);  // hits << 16 | bin, until ranked; then the table is filled
+    bins_ = reinterpret_cast<int*>(table_ + hot_bin_table_entries);  // ranked; then the slots' bins, the lane bins'
+    counters_ = bins_ + hot_bin_max_candidates;
   }
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples one input per
@@ -98,44 +104,51 @@ class hot_bin_slots {
   /// fills the copies publishes them. Passes of more than 65536 bins take none (a candidate keeps its bin in 16 bits).
   template <class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
-                                 int slot_hits, int lane_hits, int weak_hits, T identity) {
+                                 int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
     if (len > 65536) return hot_bin_pass{M, 0, 0};
     int* counts = reinterpret_cast<int*>(shared_);
     for (std::int64_t i = tid; i < len; i += B) counts[i] = 0;
-    for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0ull;
     if (tid == 0) counters_[0] = 0;  // candidates offered
     __syncthreads();
-    const std::int64_t n = src.n;
-    const std::int64_t run = n < B ? n : B;
+    const std::int64_t n = src.n, wanted = static_cast<std::int64_t>(B) * samples;
+    const std::int64_t run = n < wanted ? n : wanted;
     const std::int64_t start = gridDim.x > 1 ? (n - run) * blockIdx.x / (gridDim.x - 1) : 0;
-    int bin = -1;
-    if (tid < run) {
-      const std::int64_t b = static_cast<std::int64_t>(src.at(start + tid).bin) - lo;
-      if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
-        bin = static_cast<int>(b);
-        atomicAdd(counts + bin, 1);
+    int bins[hot_bin_active_samples];
+    for (int j = 0; j < hot_bin_active_samples; ++j) {
+      bins[j] = -1;
+      const std::int64_t at = tid + static_cast<std::int64_t>(j) * B;
+      if (j < samples && at < run) {
+        const std::int64_t b = static_cast<std::int64_t>(src.at(start + at).bin) - lo;
+        if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
+          bins[j] = static_cast<int>(b);
+          atomicAdd(counts + bins[j], 1);
+        }
       }
     }
     __syncthreads();
     // One thread per sampled bin takes its count (the exchange leaves 0 for the others) and offers it.
-    if (bin >= 0) {
-      const int hits = atomicExch(counts + bin, 0);
+    for (int j = 0; j < hot_bin_active_samples; ++j) {
+      if (bins[j] < 0) continue;
+      const int hits = atomicExch(counts + bins[j], 0);
       if (hits >= weak_hits) {
         const int at = atomicAdd(counters_, 1);
-        if (at < hot_bin_max_candidates) candidates_[at] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(bin);
+        if (at < hot_bin_max_candidates)
+          candidates_[at] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(bins[j]);
       }
     }
     __syncthreads();
     // Ranks the candidates, hottest first, into bins_ as their keys (hits << 16 | bin, distinct): each thread counts
     // the keys above its own. Where room is short, the hottest take it.
     const int offered = counters_[0] < hot_bin_max_candidates ? counters_[0] : hot_bin_max_candidates;
-    if (tid < offered) {
-      const unsigned key = candidates_[tid];
+    for (int c = tid; c < offered; c += B) {
+      const unsigned key = candidates_[c];
       int rank = 0;
       for (int j = 0; j < offered; ++j) rank += candidates_[j] > key ? 1 : 0;
       bins_[rank] = static_cast<int>(key);
     }
+    __syncthreads();
+    for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0ull;  // the candidates are read
     __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= hot_bin_scratch_bytes;
     if (tid < 32)
