@@ -121,8 +121,9 @@ const char* usage_text =
     "  --rf-unknown       tell ghist the RF is unknown for uniform input too (options.race_factor = 0)\n"
     "  --no-fixed         only ghist auto and the baselines\n"
     "  --no-thread-private  auto without a copy per thread (plan_overrides::thread_private = -1)\n"
-    "  --hot-bins on|off  auto with hot-bin slots for CAS and packed even where the RF is told, or never\n"
-    "                     (plan_overrides::hot_bins = 1 / -1; default: the planner's, slots when RF is unknown)\n"
+    "  --hot-bins on|off  auto with hot-bin slots for CAS and packed even where the RF is told, or never (XCG\n"
+    "                     too: its slot per active bin) (plan_overrides::hot_bins = 1 / -1; default: the\n"
+    "                     planner's, slots when RF is unknown or told over few active bins)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -250,11 +251,12 @@ ghist::plan_overrides fixed_plan(ghist::strategy kind, int M, int S, int block) 
 }
 
 // private_copy_bytes: a thread-private copy's bytes per bin, 0 for operators with hardware atomics; cas_class: the
-// operator takes compare-and-swap (hot-bin slots apply).
+// operator takes compare-and-swap (hot-bin slots apply; the lock class only takes a slot per active bin, which
+// --hot-bins off forbids too).
 std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t private_copy_bytes, bool cas_class) {
   std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
   if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
-  if (cas_class) v[0].overrides.hot_bins = cfg.hot_bins;
+  if (cas_class || (private_copy_bytes > 0 && cfg.hot_bins < 0)) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {
     std::vector<int> Ms = {1};

@@ -216,8 +216,8 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
   return max_hot_slots(p, k, B);
 }
 
-// Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots, up to
-// hot_bin_max_active_slots, the cas class gives every active bin a slot per thread all the same (plan::
+// Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots (the lock class: 4 or more), up
+// to hot_bin_max_active_slots, the cas and lock classes give every active bin a slot per thread all the same (plan::
 // hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
 // as the slots leave room for, whole warps, at least active_bin_slots_min_block (4-byte values; twice for 8-byte).
 // A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
@@ -227,24 +227,34 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // 274 -> 148; RF 8 H = 256 / 512 155 / 227 -> 129 / 154, H = 1024 (416 threads) 228 -> 236; the packed argmax RF 63
 // H = 567..2048 (800+ threads) 210-220 -> 134-154. But at 224 threads or fewer (195+ active bins) 6-14x slower
 // (RF 63 H = 12288 469 -> 2757), not understood yet, and the packed argmax at 416 threads 1.03-1.11x, at 352 or
-// fewer 1.7-3.6x (bench/results/2026-11-26-h200-active-bin-slots.txt).
+// fewer 1.7-3.6x (bench/results/2026-11-26-h200-active-bin-slots.txt). The lock class takes it from 4 active bins
+// (it has no slots beside its copies): seed 000's unpacked argmax, same run, RF 63 H = 255 / 505 / 1024 / 2048 371 /
+// 417 / 552 / 559 -> 196 / 197 / 198 / 232 us (a copy per thread or per warp before; H = 2048 the model's copies),
+// RF 16 H = 255 / 505 379 / 437 -> 199 / 214, RF 8 H = 255 342 -> 217; unchanged where the 704 threads do not fit
+// (bench/results/2026-11-26-h200-active-bin-slots-lock-class.txt).
 inline constexpr int active_bin_slots_min_block = 352;
 bool active_bin_slots_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
-  if (p.op_class != atomic_class::cas || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
-      p.n <= 0 || p.num_bins > 65536)
+  const bool xcg = p.op_class == atomic_class::xcg;
+  if ((p.op_class != atomic_class::cas && !xcg) || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
+      p.n <= 0 || p.num_bins > 65536 || (xcg && !k.shared_lock_bits))
     return false;
   const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
   if (copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm)
     return false;  // a copy per thread of all H bins at 448+ threads per SM (few_active_bins_for_slots)
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
-  if (active <= max_hot_slots(p, k, block_size(0, k.shared_block, dev)) || active > hot_bin_max_active_slots)
+  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots).
+  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||
+      active > hot_bin_max_active_slots)
     return false;
   const std::size_t table_at = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
   const int min_block = active_bin_slots_min_block * (p.value_bytes >= 8 ? 2 : 1);
+  // The lock class's slots start after its copy's bit locks, at a multiple of the value's size.
+  const std::size_t table_at_xcg = round_up(table_at + p.value_bytes, 8);
   for (int B = 1024; B >= min_block; B -= 32) {
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
-    if (table_at + hot_bin_table_bytes > L) return false;
-    const std::size_t room = L - table_at - hot_bin_table_bytes;
+    const std::size_t slots_at = xcg ? table_at_xcg : table_at;
+    if (slots_at + hot_bin_table_bytes > L) return false;
+    const std::size_t room = L - slots_at - hot_bin_table_bytes;
     const std::size_t per_slot = static_cast<std::size_t>(B) * p.value_bytes;
     if (room < static_cast<std::size_t>(active) * per_slot) continue;
     plan pl;
@@ -256,9 +266,10 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     pl.C = B;
     set_passes(pl, p.num_bins, 1);
     pl.shared_bytes = L;
-    pl.defer_lost_updates = true;
+    pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
     pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room / per_slot));
     pl.hot_active_bins = true;
+    pl.temp_bytes = xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;  // the destination's locks
     choose_merge_rows(p, k, pl);
     out = pl;
     return true;

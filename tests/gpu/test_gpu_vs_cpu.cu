@@ -346,16 +346,27 @@ TEST(Sanitizer, SmallCases) {
     check_against_cpu<packed_argmax>(c);
   }
   // The lock class's private copies that auto picks for small H told RF > 8, a copy per thread (H = 1, 31, 300) or
-  // per warp (H = 400): element and index forms, skewed and not.
+  // per warp (H = 400; at 300 and 400 a slot per active bin comes first: forbidden here), element and index forms,
+  // skewed and not.
   for (std::int64_t H : {1, 31, 300, 400})
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
       test_case element{distribution::zipf, 5003, H, ghist::strategy::automatic, how};
       element.race_factor = 63;
+      element.hot_bins = -1;
       check_against_cpu<unpacked_argmax>(element);
       test_case indexed{distribution::out_of_range, 5003, H, ghist::strategy::automatic, how, true};
       indexed.race_factor = 63;
+      indexed.hot_bins = -1;
       check_against_cpu<point_sum_op>(indexed);
     }
+  // The lock class's slot per active bin (told RF 63, H = 2048) with every input in one bin: the sample gives it a
+  // slot, so no lock is taken and racecheck sees the sample, the slots and their fold (SanitizerLocks has the
+  // inputs that also take the locked copy).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::one_bin, 20011, 2048, ghist::strategy::automatic, how};
+    c.race_factor = 63;
+    check_against_cpu<unpacked_argmax>(c);
+  }
   // The compare-and-swap class told RF 63: hot-bin slots for 8 active bins (H = 505) and a slot per active bin
   // (H = 700, 2048: plan::hot_active_bins, 4 samples per thread); without slots, the private copies per thread
   // (H = 505, 96 threads per SM) and per warp (H = 700).
@@ -382,6 +393,14 @@ TEST(Sanitizer, SmallCases) {
 // Not for racecheck: the critical section's accesses are ordered by the lock's acquire and release
 // (detail/atomic_update.cuh), which racecheck does not model, so it reports every one of them as a hazard.
 TEST(SanitizerLocks, SmallCases) {
+  // The lock class told RF 63 over 32 active bins: a slot each beside one locked copy (plan::hot_active_bins; the
+  // bins the sample missed take the locks).
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::zipf, distribution::out_of_range}) {
+      test_case c{d, 5003, 2048, ghist::strategy::automatic, how};
+      c.race_factor = 63;
+      check_against_cpu<unpacked_argmax>(c);
+    }
   for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::partitioned})
     for (std::int64_t H : {31, 4096})
       for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
@@ -411,6 +430,8 @@ TEST(SanitizerLocks, SmallCases) {
 TEST(GpuVsCpu, XcgWarpPrivatePlan) {
   ghist::options told;
   told.race_factor = 63;
+  EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 400, told).hot_active_bins);  // a slot per active bin
+  told.overrides.hot_bins = -1;  // without it:
   EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 400, told).warp_private);
   EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 255, told).thread_private);  // 96 threads per SM
   EXPECT_FALSE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 400).warp_private);  // RF unknown: locks
@@ -421,6 +442,8 @@ TEST(GpuVsCpu, XcgWarpPrivatePlan) {
           test_case c{d, n, H, ghist::strategy::automatic, ghist::mode::accumulate};
           c.race_factor = rf;
           check_against_cpu<unpacked_argmax>(c);
+          c.hot_bins = -1;  // told RF 63: the copies per warp or thread instead of a slot per active bin
+          if (rf > 0) check_against_cpu<unpacked_argmax>(c);
         }
 }
 
@@ -552,7 +575,10 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
         c.race_factor = 63.0;
         c.indexed = k % 5 == 0;
         c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
-        c.workspace_bytes = (n == big && k % 2 == 0) ? 16 : 0;
+        // Too small for the rows: the merge through the destination (the lock class's locks: 4 bytes a bin).
+        const bool locks = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
+        const std::size_t merge_bytes = locks ? std::size_t(H) * 4 : 16;
+        c.workspace_bytes = (n == big && k % 2 == 0) ? merge_bytes : 0;
         check_against_cpu<Op>(c);
       }
   }
@@ -560,6 +586,11 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
 TEST(GpuVsCpu, ActiveBinSlots) {
   active_bin_slots<saturating_add24>({700, 2048, 6144});
   active_bin_slots<packed_argmax>({2048});
+}
+// The lock class: the slots beside one copy with bit locks, which the bins the sample missed still take.
+TEST(GpuVsCpu, ActiveBinSlotsLockClass) {
+  active_bin_slots<unpacked_argmax>({255, 2048});
+  active_bin_slots<point_sum_op>({1024});
 }
 
 // The compare-and-swap and lock classes merge their blocks through rows in shared memory plans (a row of H values

@@ -260,8 +260,8 @@ TEST(PlannerH100, Switch) {
     // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
     // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
     // over H = 2048's 32 one copy and a slot per active bin (one block per SM), over more one block per SM with twice
-    // the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per SM): cas H = 196608
-    // needs 7 there, so it goes global although one block per SM needs 4.
+    // the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
+    // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
@@ -270,10 +270,10 @@ TEST(PlannerH100, Switch) {
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
               sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
-    // xcg: a copy per warp where it fits only at RF 63 (warp_private_plan); at RF 1 the model's M with locks (bit
-    // locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
+    // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
+    // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:448,1 shared:32,1 shared:6,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
+              sparse ? "shared:448,1 shared:1,1 shared:1,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
                      : "shared:448,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
   }
 }
@@ -283,13 +283,16 @@ TEST(PlannerH100, WarpPrivateLockClass) {
   // copy per thread does not (H = 31, 127, and up to 301 told RF >= 40: ThreadPrivateCopiesForSmallH): H = 400
   // with 2 blocks per SM (115712 bytes), H = 505 and 900 with one block per SM (232448), not H = 2048;
   // never at RF <= 8 or unknown, never hdw or cas at RF 1, never make_shared_plan (eqs. 1-3 as the paper has them),
-  // never with a caller's M.
+  // never with a caller's M. (Where a slot per active bin applies, it comes first: forbidden here.)
   const device_info dev = device_info::h100_sxm();
+  plan_overrides no_slots;
+  no_slots.hot_bins = -1;
   for (std::int64_t H : {400, 505, 900}) {
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev).warp_private);
     EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 8.0), dev).warp_private);
-    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, H, 63.0), dev);
+    EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 63.0), dev).hot_active_bins);
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, H, 63.0), dev, no_slots);
     EXPECT_TRUE(pl.warp_private) << pl.to_string();
     EXPECT_EQ(pl.M, 32);
     EXPECT_EQ(pl.C, 32);
@@ -338,7 +341,8 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   plan_overrides no_slots;
   no_slots.hot_bins = -1;
   for (std::int64_t H : {2048, 6144, 12288, 24576}) {
-    const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, H < 12288 ? no_slots : plan_overrides{});
+    const plan_overrides o = H < 12288 ? no_slots : plan_overrides{};  // below: a slot per active bin
+    const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, o);
     const plan two = ghist::make_plan(paper_problem(atomic_class::cas, H, 1), dev);
     SCOPED_TRACE(one.to_string() + " / " + two.to_string());
     EXPECT_FALSE(one.defer_lost_updates);
@@ -1114,8 +1118,8 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 607, 63.0), dev, no_slots).thread_private)
       << "64 threads";
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 16.0), dev, no_slots).thread_private);
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 63.0), dev).thread_private);
-  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 300, 40.0), dev).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 63.0), dev, no_slots).thread_private);
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, 300, 40.0), dev, no_slots).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 303, 63.0), dev).thread_private) << "64 threads";
   problem packed255 = paper_problem(atomic_class::cas, 255, 63.0);
   packed255.value_bytes = 8;
@@ -1369,7 +1373,18 @@ TEST(PlannerH100, ActiveBinSlots) {
   no_slots.hot_bins = -1;
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev, no_slots).hot_active_bins);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev).hot_active_bins) << "RF unknown";
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 63.0), dev).hot_active_bins);
+  // The lock class from 4 active bins (no slots beside its copies), 8-byte values: at least 704 threads.
+  for (const row r : {row{255, 63, 1024}, row{2048, 63, 800}, row{4096, 63, 0}, row{251, 63, 0}, row{127, 63, 0}}) {
+    const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, r.H, r.rf), dev);
+    SCOPED_TRACE("xcg H=" + std::to_string(r.H) + " " + pl.to_string());
+    EXPECT_EQ(pl.hot_active_bins, r.block > 0);
+    if (r.block == 0) continue;
+    EXPECT_EQ(pl.block, r.block);
+    EXPECT_EQ(pl.M, 1);
+    EXPECT_FALSE(pl.defer_lost_updates);
+    EXPECT_GE(pl.hot_slots, static_cast<int>(static_cast<double>(r.H) / r.rf));
+    EXPECT_GT(pl.temp_bytes, 0u);  // rows, or the destination's locks
+  }
   EXPECT_NE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev).to_string().find("active_bins"),
             std::string::npos);
 }

@@ -154,6 +154,15 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
       return;
     }
   }
+  if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+    if (pl.hot_slots > 0) {  // a slot per active bin beside one locked copy
+      if (pl.block % 32 != 0 || !pl.hot_active_bins || pl.M != 1 || pl.hot_slots > hot_bin_max_active_slots)
+        throw error("a lock-class plan with hot-bin slots needs whole warps, one copy and a slot per active bin (" +
+                    pl.to_string() + ")");
+      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true>);
+      return;
+    }
+  }
   launch(shared_memory_kernel<Source, Op, copy_owner::threads>);
 }
 

@@ -82,8 +82,12 @@ struct hot_bin_pass {
   int lane_bins;   ///< bins with a replica per lane
 };
 
-template <class T>
+/// `Locked`: the lock class's layout (bit locks after the copies' values, kernel_shared.cuh), whose slots are plain
+/// read-modify-writes too; it takes no lane replicas (a replica would need a lock) and never drops copies (its plans
+/// have one: plan::hot_active_bins).
+template <class T, bool Locked = false>
 class hot_bin_slots {
+  static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
  public:
   /// `max_slots`: the plan's hot_slots. The table lies at the end of the block's dynamic shared memory.
   __device__ hot_bin_slots(unsigned char* shared, int max_slots) : shared_(shared), max_slots_(max_slots) {
@@ -195,15 +199,18 @@ class hot_bin_slots {
  private:
   // The first word after `copies` copies, aligned to 8 bytes.
   __device__ __forceinline__ static int first_value(int copies, int stride) {
-    return static_cast<int>(hot_bin_area_offset(static_cast<std::size_t>(copies) * stride * sizeof(T)) / sizeof(T));
+    const std::size_t values = static_cast<std::size_t>(copies) * stride;
+    const std::size_t bytes = Locked ? (values * sizeof(T) + 3) / 4 * 4 + (values + 31) / 32 * 4 : values * sizeof(T);
+    return static_cast<int>((hot_bin_area_offset(bytes) + sizeof(T) - 1) / sizeof(T));
   }
 
   // The first warp, with the `offered` candidates ranked in bins_: if the hottest has `slot_hits`, takes the hottest
   // with `lane_hits` (strong) as slots, up to max_slots_, the other strong ones and then the weak as replicas, as
   // many as fit: copies are dropped (down to one) for the slots and the first hot_bin_max_room_lane_bins strong
-  // replicas, the others take what room is left. Picks the hash multiplier under which the slots' bins, then the replicas', collide least (one multiplier
-  // per lane, scored in `scratch`, 256 bits per lane; without scratch the first lane's), and fills the table. Leaves
-  // counters_[1..4] = copies, slots, lane bins, multiplier, and the bins taken, in that order, in bins_.
+  // replicas, the others take what room is left. Picks the hash multiplier under which the slots' bins, then the
+  // replicas', collide least (one multiplier per lane, scored in `scratch`, 256 bits per lane; without scratch the
+  // first lane's), and fills the table. Leaves counters_[1..4] = copies, slots, lane bins, multiplier, and the bins
+  // taken, in that order, in bins_.
   __device__ void pick(int M, int stride, int slot_hits, int lane_hits, int offered, unsigned* scratch) {
     const int lane = static_cast<int>(threadIdx.x);
     const int B = static_cast<int>(blockDim.x);
@@ -228,7 +235,7 @@ class hot_bin_slots {
       return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(c, stride)) * sizeof(T)) /
                               sizeof(T));
     };
-    while (copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
+    while (!Locked && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
     // Still short: the weaker slots become replicas (they rank right after the slots), then fewer replicas, then
     // fewer slots.
     while (slots > min_slots && room(copies) < slots * B + strong_lanes() * 32) --slots;
@@ -236,7 +243,7 @@ class hot_bin_slots {
     const int lanes_offered = strong_n == 0 ? 0 : offered - slots;
     int lane_bins = lanes_offered < hot_bin_max_lane_bins ? lanes_offered : hot_bin_max_lane_bins;
     if (room(copies) < slots * B + lane_bins * 32) lane_bins = (room(copies) - slots * B) / 32;
-    if (slots == 0) lane_bins = 0;
+    if (slots == 0 || Locked) lane_bins = 0;
     // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
     const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
     int score = lane == 0 ? 0 : 1 << 30;

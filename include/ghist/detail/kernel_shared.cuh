@@ -52,8 +52,9 @@ enum class copy_owner { threads, warp, thread };
 template <copy_owner Owner>
 inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thread_private_max_block : 1024;
 
-// HotBins (with DeferLost only): each pass samples its input and takes up to `hot_slots` hot bins off the copies into
-// slots per thread, the next ones into replicas per lane (plan::hot_slots, hot_bins.cuh).
+// HotBins (with DeferLost, or the lock class with one copy and a slot per active bin): each pass samples its input
+// and takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
+// (plan::hot_slots, plan::hot_active_bins, hot_bins.cuh).
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
@@ -81,12 +82,13 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
   const T identity = Op::identity();
   constexpr bool defer = atomic_class_of<Op> == atomic_class::cas && DeferLost;
   deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
-  static_assert(!HotBins || (defer && sizeof(T) >= 4), "hot-bin slots go with the deferring compare-and-swap loop");
+  static_assert(!HotBins || ((defer || locked) && sizeof(T) >= 4),
+                "hot-bin slots go with the deferring compare-and-swap loop or the lock class's locks");
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
   // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits; where
   // room is left, a replica with hot_bin_weak_min_hits.
   // hot_active_bins (a told RF over few active bins): every bin with hot_bin_weak_min_hits of a larger sample.
-  hot_bin_slots<T> hot(shared_bytes, hot_slots);
+  hot_bin_slots<T, locked> hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = hot_active_bins           ? hot_bin_weak_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
                                                         : hot_bin_slot_min_hits;
@@ -146,7 +148,17 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
         if constexpr (xcg) {  // use_warp_aggregation's shared-memory case
-          send_run(op, carry.take(op, in_chunk ? b : -1, u.value), len, slot);
+          // HotBins: a slotted bin's input goes to the thread's slot; every lane still reaches the one send below, so
+          // that the warp sends together (a second call site split it: bench/results/
+          // 2026-11-25-h100-experiment-xcg-hot-bins.txt).
+          bool to_slot = false;
+          if constexpr (HotBins) {
+            int word;
+            bool own;
+            to_slot = hot_pass.slots > 0 && in_chunk && hot.find(static_cast<int>(b), word, own);
+            if (to_slot) subs[word] = op(subs[word], u.value);  // own: the lock class takes no replicas
+          }
+          send_run(op, carry.take(op, in_chunk && !to_slot ? b : -1, u.value), len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
@@ -156,7 +168,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
       // The hardware atomic returns nothing to wait for; the other classes wait on each update's result.
       if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
         src.for_each(rank, threads, visit);
-      } else if constexpr (HotBins) {
+      } else if constexpr (HotBins && defer) {
         if (hot_pass.slots == 0) {
           src.for_each_prefetched(rank, threads, visit);
         } else {
@@ -176,7 +188,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
       } else {
         src.for_each_prefetched(rank, threads, visit);
       }
-      if constexpr (HotBins) deferred.flush2(subs);
+      if constexpr (HotBins && defer) deferred.flush2(subs);
       else if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
