@@ -246,13 +246,13 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||
       active > hot_bin_max_active_slots)
     return false;
-  const std::size_t table_at = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
+  // The slots start after the copy (the lock class's with its bit locks), at a multiple of the value's size: the
+  // lock class's copy need not end at one, so a value's bytes more.
+  const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
+  const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
   const int min_block = active_bin_slots_min_block * (p.value_bytes >= 8 ? 2 : 1);
-  // The lock class's slots start after its copy's bit locks, at a multiple of the value's size.
-  const std::size_t table_at_xcg = round_up(table_at + p.value_bytes, 8);
   for (int B = 1024; B >= min_block; B -= 32) {
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
-    const std::size_t slots_at = xcg ? table_at_xcg : table_at;
     if (slots_at + hot_bin_table_bytes > L) return false;
     const std::size_t room = L - slots_at - hot_bin_table_bytes;
     const std::size_t per_slot = static_cast<std::size_t>(B) * p.value_bytes;

@@ -100,12 +100,13 @@ class hot_bin_slots {
     counters_ = bins_ + hot_bin_max_candidates;
   }
 
-  /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples one input per
-  /// thread (a run of consecutive inputs at a place that depends on the block), counts the bins in [lo, lo + len) in
-  /// the copies' memory (at least len ints), and takes the hottest bins (pick) when the hottest has at least
-  /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
-  /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
-  /// fills the copies publishes them. Passes of more than 65536 bins take none (a candidate keeps its bin in 16 bits).
+  /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples `samples` inputs
+  /// per thread (at most hot_bin_active_samples; a run of consecutive inputs at a place that depends on the block),
+  /// counts the bins in [lo, lo + len) in the copies' memory (at least len ints), and takes the hottest bins (pick)
+  /// when the hottest has at least `slot_hits` hits: those with at least `lane_hits`, and where room is left those with
+  /// `weak_hits`. The plan has M copies `stride` bins apart. Fills the slots and replicas with the identity; the
+  /// caller's __syncthreads after it fills the copies publishes them. Passes of more than 65536 bins take none (a
+  /// candidate keeps its bin in 16 bits).
   template <class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
                                  int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
@@ -197,7 +198,7 @@ class hot_bin_slots {
   }
 
  private:
-  // The first word after `copies` copies, aligned to 8 bytes.
+  // The first value after `copies` copies (and the lock class's bit locks after them), at an 8-byte boundary.
   __device__ __forceinline__ static int first_value(int copies, int stride) {
     const std::size_t values = static_cast<std::size_t>(copies) * stride;
     const std::size_t bytes = Locked ? (values * sizeof(T) + 3) / 4 * 4 + (values + 31) / 32 * 4 : values * sizeof(T);
