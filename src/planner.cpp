@@ -182,6 +182,13 @@ int max_hot_slots(const problem& p, const planner_constants& k, int B) {
                                                                                       p.value_bytes)));
 }
 
+// Whether a copy per thread of all H bins fits twice thread_private_min_threads_per_sm threads per SM (448: H <= 127
+// of 4 bytes), where it beats hot-bin slots (the measurements below).
+bool fast_copy_per_thread(const problem& p, const device_info& dev, const planner_constants& k) {
+  const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
+  return copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm;
+}
+
 // Told a race factor of 8 or more over 4 to max_hot_slots active bins (H / RF), the compare-and-swap class plans
 // hot-bin slots too: the sample finds the active bins and each gets a slot per thread (a plain read-modify-write),
 // instead of a copy per thread of all H bins at few threads per SM or the plain loop's retries. Lent H200,
@@ -196,9 +203,7 @@ bool few_active_bins_for_slots(const problem& p, const device_info& dev, const p
   if (p.op_class != atomic_class::cas || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
       B % 32 != 0)
     return false;
-  const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
-  if (copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm)
-    return false;
+  if (fast_copy_per_thread(p, dev, k)) return false;
   const double active = std::floor(static_cast<double>(p.num_bins) / p.race_factor);
   return active >= 4 && active <= max_hot_slots(p, k, B);
 }
@@ -238,9 +243,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   if ((p.op_class != atomic_class::cas && !xcg) || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
       p.n <= 0 || p.num_bins > 65536 || (xcg && !k.shared_lock_bits))
     return false;
-  const std::size_t copy_bytes = static_cast<std::size_t>(shared_copy_stride(p.num_bins, 2)) * p.value_bytes;
-  if (copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm)
-    return false;  // a copy per thread of all H bins at 448+ threads per SM (few_active_bins_for_slots)
+  if (fast_copy_per_thread(p, dev, k)) return false;
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
   // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots).
   if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||

@@ -78,28 +78,13 @@ class deferred_cas_updater {
 
   /// Writes the second kept word (update2), then flush().
   __device__ __forceinline__ void flush2(T* words) {
-    const unsigned mask = existing_lanes_mask();
-    __syncwarp(mask);
-    T v = kept2_;
-    if (fold_equal_bins(op_, mask, kept2_at_, std::int64_t{0x7fffffff}, v, 1) && kept2_at_ >= 0)
-      atomic_update<memory_level::shared>(op_, words + kept2_at_, v, nullptr);
-    kept2_at_ = -1;
-    kept2_ = Op::identity();
+    write_kept(words, kept2_at_, kept2_);
     flush(words);
   }
 
   /// Writes the kept update. Every existing lane of the warp calls it after its last update: the warp folds kept
   /// updates of equal words first.
-  __device__ __forceinline__ void flush(T* words) {
-    const unsigned mask = existing_lanes_mask();
-    __syncwarp(mask);
-    T v = kept_;
-    // Word indices are below 2^31 (shared memory), so the 32-bit match: `bins` only has to say so.
-    if (fold_equal_bins(op_, mask, kept_at_, std::int64_t{0x7fffffff}, v, 1) && kept_at_ >= 0)
-      atomic_update<memory_level::shared>(op_, words + kept_at_, v, nullptr);
-    kept_at_ = -1;
-    kept_ = Op::identity();
-  }
+  __device__ __forceinline__ void flush(T* words) { write_kept(words, kept_at_, kept_); }
 
  private:
   using W = word_t<T>;
@@ -118,6 +103,18 @@ class deferred_cas_updater {
     kept_at = at;
     kept = v;
     return true;
+  }
+
+  // Writes one kept word and empties it: the warp's existing lanes fold their kept updates of equal words first.
+  __device__ __forceinline__ void write_kept(T* words, int& kept_at, T& kept) {
+    const unsigned mask = existing_lanes_mask();
+    __syncwarp(mask);
+    T v = kept;
+    // Word indices are below 2^31 (shared memory), so the 32-bit match: `bins` only has to say so.
+    if (fold_equal_bins(op_, mask, kept_at, std::int64_t{0x7fffffff}, v, 1) && kept_at >= 0)
+      atomic_update<memory_level::shared>(op_, words + kept_at, v, nullptr);
+    kept_at = -1;
+    kept = Op::identity();
   }
 
   // The plain loop from the value a lost swap returned.
