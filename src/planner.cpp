@@ -224,24 +224,50 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots (the lock class: 4 or more), up
 // to hot_bin_max_active_slots, the cas and lock classes give every active bin a slot per thread all the same (plan::
 // hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
-// as the slots leave room for, whole warps, at least active_bin_slots_min_block (4-byte values; twice for 8-byte).
+// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below).
 // A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
 // or fold each warp's equal bins (a copy per warp). Lent H200, 2026-11-26, N = 50M, same run against the told plans
 // (--hot-bins off), us: seed 000's saturating add RF 63 H = 567 / 1024 / 2048 / 4096 / 6144 / 8192 (9..130 active
 // bins, 1024..352 threads) 317 / 347 / 440 / 440 / 449 / 445 -> 126 / 127 / 134 / 162 / 197 / 261; RF 16 H = 1024
-// 274 -> 148; RF 8 H = 256 / 512 155 / 227 -> 129 / 154, H = 1024 (416 threads) 228 -> 236; the packed argmax RF 63
-// H = 567..2048 (800+ threads) 210-220 -> 134-154. But at 224 threads or fewer (195+ active bins) 6-14x slower
-// (RF 63 H = 12288 469 -> 2757), not understood yet, and the packed argmax at 416 threads 1.03-1.11x, at 352 or
-// fewer 1.7-3.6x (bench/results/2026-11-26-h200-active-bin-slots.txt). The lock class takes it from 4 active bins
-// (it has no slots beside its copies): seed 000's unpacked argmax, same run, RF 63 H = 255 / 505 / 1024 / 2048 371 /
-// 417 / 552 / 559 -> 196 / 197 / 198 / 232 us (a copy per thread or per warp before; H = 2048 the model's copies),
-// RF 16 H = 255 / 505 379 / 437 -> 199 / 214, RF 8 H = 255 342 -> 217; unchanged where the 704 threads do not fit
+// 274 -> 148; RF 8 H = 256 / 512 155 / 227 -> 129 / 154; the packed argmax RF 63 H = 567..2048 (800+ threads)
+// 210-220 -> 134-154, but at 416 threads 1.03-1.11x, at 352 or fewer 1.7-3.6x (bench/results/
+// 2026-11-26-h200-active-bin-slots.txt). The lock class takes it from 4 active bins (it has no slots beside its
+// copies): seed 000's unpacked argmax, same run, RF 63 H = 255 / 505 / 1024 / 2048 371 / 417 / 552 / 559 -> 196 /
+// 197 / 198 / 232 us (a copy per thread or per warp before; H = 2048 the model's copies), RF 16 H = 255 / 505 379 /
+// 437 -> 199 / 214, RF 8 H = 255 342 -> 217; unchanged where the 704 threads do not fit
 // (bench/results/2026-11-26-h200-active-bin-slots-lock-class.txt).
-inline constexpr int active_bin_slots_min_block = 352;
+//
+// The fewest threads: the plan's time grows as its threads fall (one copy per thread of the active bins, a chain of
+// shared-memory steps per input with few warps to hide it), the told plans' with the race factor. Same run, lent
+// H200, saturating add, once every active bin has a slot (below): 864 / 512 / 416 / 352 / 288 / 256 / 224 / 192 /
+// 160 threads ~145 / 187 / 225 / 248 / 314 / 319 / 365 / 443 / 526 us whatever the RF, against the told plans'
+// ~226 / 278 / 360 / 460 at RF 8 / 16 / 32 / 63 (RF 63 H = 9000 / 10000 / 11000 / 12288 454 / 467 / 451 / 470 ->
+// 273 / 314 / 319 / 365; RF 8 H = 1920 at 224 threads 370 against 228; bench/results/
+// 2026-11-26-h200-active-bin-samples.txt). 8-byte values (the packed argmax, the lock class's pair) keep 704, and
+// the lock class's 4-byte values 352 (not measured below).
+int active_bin_slots_min_block(const problem& p) {
+  if (p.value_bytes >= 8) return 704;
+  if (p.op_class == atomic_class::xcg) return 352;
+  if (p.race_factor >= 48) return 224;
+  if (p.race_factor >= 24) return 256;
+  if (p.race_factor >= 12) return 352;
+  return 416;
+}
+// The block's sample expects this many hits per active bin: each thread samples ceil(this x H / RF / block) inputs
+// (at least active_bin_min_samples, at most hot_bin_max_samples); every sampled bin takes a slot. A bin with no hit
+// has no slot and sends its 1 / (H / RF) of the input to the single copy's compare-and-swap: 4 samples per thread
+// over 195 active bins at 224 threads (~4.6 hits each, 2 needed) missed ~10 bins per block and the plan ran 6x
+// slower than at 352 threads (lent H200, 2026-11-26, bench/results/2026-11-26-h200-experiment-active-bin-samples.txt).
+inline constexpr int active_bin_sample_hits = 10;
+inline constexpr int active_bin_min_samples = 4;
+int active_bin_samples(i64 active, int B) {
+  const i64 wanted = ceil_div(active * active_bin_sample_hits, B);
+  return static_cast<int>(std::clamp<i64>(wanted, active_bin_min_samples, hot_bin_max_samples));
+}
 bool active_bin_slots_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
   const bool xcg = p.op_class == atomic_class::xcg;
   if ((p.op_class != atomic_class::cas && !xcg) || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
-      p.n <= 0 || p.num_bins > 65536 || (xcg && !k.shared_lock_bits))
+      p.n <= 0 || p.num_bins > hot_bin_max_pass_bins || (xcg && !k.shared_lock_bits))
     return false;
   if (fast_copy_per_thread(p, dev, k)) return false;
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
@@ -253,7 +279,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   // lock class's copy need not end at one, so a value's bytes more.
   const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
   const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
-  const int min_block = active_bin_slots_min_block * (p.value_bytes >= 8 ? 2 : 1);
+  const int min_block = active_bin_slots_min_block(p);
   for (int B = 1024; B >= min_block; B -= 32) {
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
     if (slots_at + hot_bin_table_bytes > L) return false;
@@ -272,6 +298,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
     pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room / per_slot));
     pl.hot_active_bins = true;
+    pl.hot_samples = active_bin_samples(active, B);
     pl.temp_bytes = xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;  // the destination's locks
     choose_merge_rows(p, k, pl);
     out = pl;
@@ -842,7 +869,7 @@ std::string plan::to_string() const {
          (thread_private ? " thread_private" : "") + (merge_rows ? " merge_rows" : "") +
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
-         (hot_active_bins ? " active_bins" : "");
+         (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string());
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

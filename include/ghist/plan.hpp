@@ -72,6 +72,10 @@ inline constexpr int thread_private_max_block = 512;
 /// and with plan::hot_active_bins (a slot for every active bin) at most hot_bin_max_active_slots.
 inline constexpr int hot_bin_max_slots = 16;
 inline constexpr int hot_bin_max_active_slots = 240;
+/// The most bins a pass may have for hot-bin slots (a block's table keeps a bin in 16 bits); larger passes take none.
+inline constexpr int hot_bin_max_pass_bins = 65535;
+/// With plan::hot_active_bins, the most inputs each thread samples at the start of a pass (plan::hot_samples).
+inline constexpr int hot_bin_max_samples = 16;
 /// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
 /// counters); the plan reserves it, the slots take what the copies leave.
 inline constexpr std::size_t hot_bin_table_bytes = 3072;
@@ -106,9 +110,12 @@ struct plan {
   /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
   int hot_slots = 0;
   /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
-  /// hot_bin_max_active_slots): each block samples 4 inputs per thread and takes every bin with 2 sampled hits, in
+  /// hot_bin_max_active_slots): each block samples hot_samples inputs per thread and takes every bin sampled, in
   /// blocks small enough for the slots (src/planner.cpp, active_bin_slots_plan).
   bool hot_active_bins = false;
+  /// With hot_active_bins: inputs each thread samples at the start of a pass (1..hot_bin_max_samples), enough that the
+  /// block's sample misses almost no active bin.
+  int hot_samples = 0;
   /// shared memory and partitioned: each block writes its sums to its row of the workspace (shared: grid x H;
   /// partitioned: one row of H_chk per second-pass block) and a second kernel folds the rows into the destination,
   /// in place of global atomics (or locks) per block and bin. Chosen for the cas and xcg classes while the rows take

@@ -2,6 +2,7 @@
 // and device_info on a machine without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -259,8 +260,8 @@ TEST(PlannerH100, Switch) {
   for (double rf : {1.0, 63.0}) {
     // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
     // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
-    // over H = 2048's 32 one copy and a slot per active bin (one block per SM), over more one block per SM with twice
-    // the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
+    // over H = 2048's 32 and H = 12288's 195 one copy and a slot per active bin (one block per SM), over more one
+    // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
     // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
@@ -268,7 +269,7 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:4,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:1,1 global:78,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -341,7 +342,7 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   plan_overrides no_slots;
   no_slots.hot_bins = -1;
   for (std::int64_t H : {2048, 6144, 12288, 24576}) {
-    const plan_overrides o = H < 12288 ? no_slots : plan_overrides{};  // below: a slot per active bin
+    const plan_overrides o = H <= 12288 ? no_slots : plan_overrides{};  // up to here: a slot per active bin
     const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, o);
     const plan two = ghist::make_plan(paper_problem(atomic_class::cas, H, 1), dev);
     SCOPED_TRACE(one.to_string() + " / " + two.to_string());
@@ -1258,8 +1259,8 @@ TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   ghist::planner_constants none;
   none.hot_bin_bytes = 0;
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, {}, none).hot_slots, 0);
-  // Told RF 63 over many active bins: the plain loop, no slots.
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 63.0), dev).defer_lost_updates);
+  // Told RF 63 over more active bins than the slots per active bin take: the plain loop, no slots.
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 24576, 63.0), dev).defer_lost_updates);
 }
 
 TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
@@ -1333,8 +1334,9 @@ TEST(PlannerH100, HotBinsOverride) {
 
 TEST(PlannerH100, ActiveBinSlots) {
   // Told RF >= 8 over more active bins (H / RF) than the 8 hot-bin slots, up to 240: one block per SM with one copy
-  // of all H bins and a slot per active bin, as many threads as the slots leave room for (whole warps, at least 352;
-  // 704 for 8-byte values); more active bins or fewer threads keep their plans, and so does a caller's shape.
+  // of all H bins and a slot per active bin, as many threads as the slots leave room for (whole warps, at least 224
+  // at RF >= 48, 256 at RF >= 24, 352 at RF >= 12, else 416; 704 for 8-byte values); more active bins or fewer
+  // threads keep their plans, and so does a caller's shape.
   const device_info dev = device_info::h100_sxm();
   struct row {
     std::int64_t H;
@@ -1342,8 +1344,9 @@ TEST(PlannerH100, ActiveBinSlots) {
     int block;  // 0: not this plan
   };
   for (const row r : {row{567, 63, 1024}, row{2048, 63, 1024}, row{6144, 63, 512}, row{8192, 63, 352},
-                      row{12288, 63, 0}, row{1024, 16, 864}, row{512, 8, 864}, row{1024, 8, 416}, row{1920, 8, 0},
-                      row{2048, 7.5, 0}}) {
+                      row{10000, 63, 288}, row{12288, 63, 224}, row{15000, 63, 0}, row{4096, 32, 416},
+                      row{7680, 32, 0}, row{1024, 16, 864}, row{2048, 16, 416}, row{3840, 16, 0}, row{512, 8, 864},
+                      row{1024, 8, 416}, row{1920, 8, 0}, row{2048, 7.5, 0}}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
     SCOPED_TRACE("H=" + std::to_string(r.H) + " RF=" + std::to_string(r.rf) + " " + pl.to_string());
     EXPECT_EQ(pl.hot_active_bins, r.block > 0);
@@ -1355,6 +1358,11 @@ TEST(PlannerH100, ActiveBinSlots) {
     EXPECT_TRUE(pl.defer_lost_updates);
     const auto active = static_cast<int>(static_cast<double>(r.H) / r.rf);
     EXPECT_GE(pl.hot_slots, active);
+    // Enough samples for ~10 hits per active bin, 4..16 per thread.
+    EXPECT_GE(pl.hot_samples, 4);
+    EXPECT_LE(pl.hot_samples, ghist::hot_bin_max_samples);
+    EXPECT_GE(pl.hot_samples * pl.block, std::min(10 * active, ghist::hot_bin_max_samples * pl.block));
+    EXPECT_LT((pl.hot_samples - 1) * pl.block, std::max(10 * active, 4 * pl.block)) << "no more than needed";
     EXPECT_LE(pl.hot_slots, ghist::hot_bin_max_active_slots);
     const std::size_t table_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(r.H) * 4u);
     EXPECT_LE(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(pl.hot_slots) * pl.block * 4u,

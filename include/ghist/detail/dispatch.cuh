@@ -100,6 +100,9 @@ template <class Source, class Op>
 void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
                    mode how, scratch_space& scratch, cudaStream_t stream) {
   using T = typename Op::value_type;
+  if (pl.hot_active_bins && (pl.hot_samples < 1 || pl.hot_samples > hot_bin_max_samples))
+    throw error("a plan with a slot per active bin samples 1.." + std::to_string(hot_bin_max_samples) +
+                " inputs per thread (" + pl.to_string() + ")");
   int* dest_locks = nullptr;
   T* rows = nullptr;
   if (pl.merge_rows) {
@@ -115,7 +118,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(pl.shared_bytes)));
     kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, num_bins, pl.M, pl.H_chk,
-                                                           pl.S, pl.hot_slots, pl.hot_active_bins);
+                                                           pl.S, pl.hot_slots,
+                                                           pl.hot_active_bins ? pl.hot_samples : 0);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows == nullptr) return;
     const auto folds = static_cast<unsigned>((num_bins + 31) / 32);

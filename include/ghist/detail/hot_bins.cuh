@@ -28,7 +28,16 @@
 
 namespace ghist::detail {
 
-inline constexpr int hot_bin_table_entries = 256;  // direct-mapped by hot_bin_hash: (target << 32 | bin), ~0 empty
+// The table: direct-mapped by hot_bin_hash, an entry (bin << 16 | word) per hot bin, ~0 empty (a pass takes hot bins
+// only with at most hot_bin_max_pass_bins bins, so no bin reads as empty; a word index fits 16 bits). 512 entries
+// of 4 bytes: seed 000's active bins (an arithmetic progression, up to 240) fill it without a collision under the best
+// of the 32 multipliers pick scores, where 256 entries left 4 to 16 of 240 bins out (RF 8 / 16), and such a bin sends
+// its share of the input to the single copy: RF 8 H = 1920 at 224 threads 1058 us against 229 for the told plan, RF 16
+// H = 3840 at 192 threads 2872 against 281 (lent H200, 2026-11-26, bench/results/2026-11-26-h200-active-bin-samples.txt).
+inline constexpr int hot_bin_table_entries = 512;
+inline constexpr int hot_bin_hash_bits = 9;
+static_assert(1 << hot_bin_hash_bits == hot_bin_table_entries, "the hash covers the table");
+static_assert(227 * 1024 / 4 <= 0xffff, "a 4-byte word's index in a block's shared memory fits an entry");
 inline constexpr int hot_bin_max_candidates = 240;  // sampled bins with enough hits, in the order they came
 #ifndef GHIST_HOT_BIN_LANE_BINS
 #define GHIST_HOT_BIN_LANE_BINS 240
@@ -50,9 +59,9 @@ inline constexpr int hot_bin_lane_min_hits = 4;
 #define GHIST_HOT_BIN_WEAK_MIN_HITS 2
 #endif
 inline constexpr int hot_bin_weak_min_hits = GHIST_HOT_BIN_WEAK_MIN_HITS;
-// Inputs sampled per thread for a slot per active bin (plan::hot_active_bins), whose blocks may be small: 4 x 224
-// samples over 195 active bins miss ~1% of them.
-inline constexpr int hot_bin_active_samples = 4;
+// With a slot per active bin (plan::hot_active_bins) a single sampled hit takes a slot: the plan's sample (plan::
+// hot_samples) expects several hits per active bin, and a bin it misses sends all its inputs to the single copy.
+inline constexpr int hot_bin_active_min_hits = 1;
 // Where the room is short (one copy that cannot be dropped), a bin keeps its slot per thread (4 KiB of 4-byte values
 // in a block of 1024) only with 1/32 of the sample: below that its replica per lane (128 bytes) has under one update
 // at a time (32 threads share it), and the room of one slot holds 32 replicas. Where the room is not short, the
@@ -62,17 +71,16 @@ inline constexpr int hot_bin_active_samples = 4;
 inline constexpr int hot_bin_own_min_share = 32;
 // The table's area: its entries (where the sample's candidates lie until they are ranked), the ranked candidates and
 // then the hot bins taken, counters.
-static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 8 + hot_bin_max_candidates * 4 + 8 * 4,
+static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 4 + hot_bin_max_candidates * 4 + 8 * 4,
               "the table's layout");
-static_assert(hot_bin_max_candidates * 4 <= hot_bin_table_entries * 8, "the candidates fit the entries");
-static_assert(hot_bin_max_candidates <= hot_bin_table_entries, "every hot bin has a table entry");
+static_assert(hot_bin_max_candidates <= hot_bin_table_entries, "the candidates fit the entries");
 static_assert(hot_bin_max_active_slots <= hot_bin_max_candidates, "every active bin can be a candidate");
 // pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
 inline constexpr int hot_bin_scratch_bytes = 32 * hot_bin_table_entries / 8;
 
-// Multiplicative hashing into the table's 256 entries; each block picks the multiplier for its hot bins (pick).
+// Multiplicative hashing into the table's entries; each block picks the multiplier for its hot bins (pick).
 __device__ __forceinline__ int hot_bin_hash(int bin, unsigned multiplier) {
-  return static_cast<int>((static_cast<unsigned>(bin) * multiplier) >> 24);
+  return static_cast<int>((static_cast<unsigned>(bin) * multiplier) >> (32 - hot_bin_hash_bits));
 }
 
 /// What a block's sample decided for one pass (the same on every thread).
@@ -94,24 +102,23 @@ class hot_bin_slots {
     unsigned size;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
     table_bytes_at_ = size - static_cast<unsigned>(hot_bin_table_bytes);
-    table_ = reinterpret_cast<unsigned long long*>(shared + table_bytes_at_);
+    table_ = reinterpret_cast<unsigned*>(shared + table_bytes_at_);
     candidates_ = reinterpret_cast<unsigned*>(table_);  // hits << 16 | bin, until ranked; then the table is filled
     bins_ = reinterpret_cast<int*>(table_ + hot_bin_table_entries);  // ranked; then the slots' bins, the lane bins'
     counters_ = bins_ + hot_bin_max_candidates;
   }
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples `samples` inputs
-  /// per thread (at most hot_bin_active_samples; a run of consecutive inputs at a place that depends on the block),
-  /// counts the bins in [lo, lo + len) in the copies' memory (at least len ints), and takes the hottest bins (pick)
-  /// when the hottest has at least `slot_hits` hits: those with at least `lane_hits`, and where room is left those with
-  /// `weak_hits`. The plan has M copies `stride` bins apart. Fills the slots and replicas with the identity; the
-  /// caller's __syncthreads after it fills the copies publishes them. Passes of more than 65536 bins take none (a
-  /// candidate keeps its bin in 16 bits).
+  /// per thread (a run of consecutive inputs at a place that depends on the block), counts the bins in [lo, lo + len)
+  /// in the copies' memory (at least len ints), and takes the hottest bins (pick) when the hottest has at least
+  /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
+  /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
+  /// fills the copies publishes them. Passes of more than hot_bin_max_pass_bins take none (bins in 16 bits).
   template <class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
                                  int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
-    if (len > 65536) return hot_bin_pass{M, 0, 0};
+    if (len > hot_bin_max_pass_bins) return hot_bin_pass{M, 0, 0};
     int* counts = reinterpret_cast<int*>(shared_);
     for (std::int64_t i = tid; i < len; i += B) counts[i] = 0;
     if (tid == 0) counters_[0] = 0;  // candidates offered
@@ -119,27 +126,25 @@ class hot_bin_slots {
     const std::int64_t n = src.n, wanted = static_cast<std::int64_t>(B) * samples;
     const std::int64_t run = n < wanted ? n : wanted;
     const std::int64_t start = gridDim.x > 1 ? (n - run) * blockIdx.x / (gridDim.x - 1) : 0;
-    int bins[hot_bin_active_samples];
-    for (int j = 0; j < hot_bin_active_samples; ++j) {
-      bins[j] = -1;
-      const std::int64_t at = tid + static_cast<std::int64_t>(j) * B;
-      if (j < samples && at < run) {
-        const std::int64_t b = static_cast<std::int64_t>(src.at(start + at).bin) - lo;
-        if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) {
-          bins[j] = static_cast<int>(b);
-          atomicAdd(counts + bins[j], 1);
-        }
-      }
+    auto sampled_bin = [&](std::int64_t at) {  // -1 outside the pass
+      const std::int64_t b = static_cast<std::int64_t>(src.at(start + at).bin) - lo;
+      return static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len) ? static_cast<int>(b) : -1;
+    };
+    for (std::int64_t at = tid; at < run; at += B) {
+      const int b = sampled_bin(at);
+      if (b >= 0) atomicAdd(counts + b, 1);
     }
     __syncthreads();
-    // One thread per sampled bin takes its count (the exchange leaves 0 for the others) and offers it.
-    for (int j = 0; j < hot_bin_active_samples; ++j) {
-      if (bins[j] < 0) continue;
-      const int hits = atomicExch(counts + bins[j], 0);
+    // One thread per sampled bin takes its count (the exchange leaves 0 for the others) and offers it. The sample is
+    // read again (from the caches) rather than kept in registers: up to hot_bin_max_samples per thread.
+    for (std::int64_t at = tid; at < run; at += B) {
+      const int b = sampled_bin(at);
+      if (b < 0) continue;
+      const int hits = atomicExch(counts + b, 0);
       if (hits >= weak_hits) {
-        const int at = atomicAdd(counters_, 1);
-        if (at < hot_bin_max_candidates)
-          candidates_[at] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(bins[j]);
+        const int offer = atomicAdd(counters_, 1);
+        if (offer < hot_bin_max_candidates)
+          candidates_[offer] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(b);
       }
     }
     __syncthreads();
@@ -153,7 +158,7 @@ class hot_bin_slots {
       bins_[rank] = static_cast<int>(key);
     }
     __syncthreads();
-    for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0ull;  // the candidates are read
+    for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0u;  // the candidates are read
     __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= hot_bin_scratch_bytes;
     if (tid < 32)
@@ -162,6 +167,7 @@ class hot_bin_slots {
     const hot_bin_pass pass{counters_[1], counters_[2], counters_[3]};
     multiplier_ = static_cast<unsigned>(counters_[4]);
     const int first = first_value(pass.copies, stride);
+    own_end_ = first + pass.slots * B;
     T* subs = reinterpret_cast<T*>(shared_);
     for (int i = tid; i < pass.slots * B + pass.lane_bins * 32; i += B) subs[first + i] = identity;
     return pass;
@@ -170,10 +176,11 @@ class hot_bin_slots {
   /// Where this thread updates bin `b` (relative to the pass): a word index into the copies' array, and whether the
   /// word is the thread's own (a plain update) or shared (compare-and-swap). Returns false when b is not hot.
   __device__ __forceinline__ bool find(int b, int& word, bool& own) const {
-    const unsigned long long e = table_[hot_bin_hash(b, multiplier_)];
-    if (static_cast<unsigned>(e) != static_cast<unsigned>(b)) return false;
-    own = (e >> 32) & 1u;
-    word = static_cast<int>(e >> 33) + static_cast<int>(own ? threadIdx.x : threadIdx.x % 32);
+    const unsigned e = table_[hot_bin_hash(b, multiplier_)];
+    if (e >> 16 != static_cast<unsigned>(b)) return false;
+    word = static_cast<int>(e & 0xffffu);
+    own = Locked || word < own_end_;  // the slots come before the replicas (the lock class takes none)
+    word += static_cast<int>(own ? threadIdx.x : threadIdx.x % 32);
     return true;
   }
 
@@ -274,12 +281,11 @@ class hot_bin_slots {
       // A bin whose entry a hotter one took stays on the copies, and the next candidate takes its replica.
       for (int r = 0; r < (slots + lane_bins > 0 ? offered : 0); ++r) {
         const int b = bin(r), h = hot_bin_hash(b, chosen);
-        if (table_[h] != ~0ull) continue;
+        if (table_[h] != ~0u) continue;
         const bool own = r < slots;  // else every slot is settled: the replicas follow the slots taken
         if (!own && taken_lanes == lane_bins) break;
         const int word = first + taken_slots * B + (own ? 0 : taken_lanes * 32);
-        table_[h] = static_cast<unsigned long long>(word) << 33 | static_cast<unsigned long long>(own) << 32 |
-                    static_cast<unsigned>(b);
+        table_[h] = static_cast<unsigned>(b) << 16 | static_cast<unsigned>(word);
         bins_[taken_slots + taken_lanes] = b;  // compacted: at most r, already read
         if (own) ++taken_slots;
         else ++taken_lanes;
@@ -294,11 +300,12 @@ class hot_bin_slots {
   unsigned char* shared_;
   int max_slots_;
   unsigned table_bytes_at_;
-  unsigned long long* table_;
+  unsigned* table_;
   unsigned* candidates_;
   int* bins_;
   int* counters_;
   unsigned multiplier_ = 0;
+  int own_end_ = 0;  // the first word after the slots (find)
 };
 
 }  // namespace ghist::detail

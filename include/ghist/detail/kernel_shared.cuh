@@ -59,7 +59,7 @@ template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
                          typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S,
-                         int hot_slots, bool hot_active_bins) {
+                         int hot_slots, int active_samples) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool WarpPrivate = Owner == copy_owner::warp;
@@ -87,16 +87,19 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
   // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits; where
   // room is left, a replica with hot_bin_weak_min_hits.
-  // hot_active_bins (a told RF over few active bins): every bin with hot_bin_weak_min_hits of a larger sample.
+  // active_samples > 0 (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample.
+  const bool active = active_samples > 0;
   hot_bin_slots<T, locked> hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
-  const int slot_hits = hot_active_bins           ? hot_bin_weak_min_hits
+  const int slot_hits = active                    ? hot_bin_active_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
                                                         : hot_bin_slot_min_hits;
-  const int lane_hits = hot_active_bins           ? hot_bin_weak_min_hits
+  const int lane_hits = active                    ? hot_bin_active_min_hits
                         : M / 4 > hot_bin_lane_min_hits ? M / 4
                                                         : hot_bin_lane_min_hits;
-  const int weak_hits = M / 4 > hot_bin_weak_min_hits ? M / 4 : hot_bin_weak_min_hits;
-  const int samples = hot_active_bins ? hot_bin_active_samples : 1;
+  const int weak_hits = active                    ? hot_bin_active_min_hits
+                        : M / 4 > hot_bin_weak_min_hits ? M / 4
+                                                        : hot_bin_weak_min_hits;
+  const int samples = active ? active_samples : 1;
 
   for (int pass = 0; pass < S; ++pass) {
     const std::int64_t lo = pass * H_chk;
