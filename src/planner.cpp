@@ -234,22 +234,23 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // 2026-11-26-h200-active-bin-slots.txt). The lock class takes it from 4 active bins (it has no slots beside its
 // copies): seed 000's unpacked argmax, same run, RF 63 H = 255 / 505 / 1024 / 2048 371 / 417 / 552 / 559 -> 196 /
 // 197 / 198 / 232 us (a copy per thread or per warp before; H = 2048 the model's copies), RF 16 H = 255 / 505 379 /
-// 437 -> 199 / 214, RF 8 H = 255 342 -> 217; unchanged where the 704 threads do not fit
+// 437 -> 199 / 214, RF 8 H = 255 342 -> 217 (at 704 threads or more then)
 // (bench/results/2026-11-26-h200-active-bin-slots-lock-class.txt).
 //
 // The fewest threads: the plan's time grows as its threads fall (one copy per thread of the active bins, a chain of
-// shared-memory steps per input with few warps to hide it), the told plans' with the race factor. Same run, lent
-// H200, saturating add, once every active bin has a slot (below): 864 / 512 / 416 / 352 / 288 / 256 / 224 / 192 /
-// 160 threads ~145 / 187 / 225 / 248 / 314 / 319 / 365 / 443 / 526 us whatever the RF, against the told plans'
-// ~226 / 278 / 360 / 460 at RF 8 / 16 / 32 / 63 (RF 63 H = 9000 / 10000 / 11000 / 12288 454 / 467 / 451 / 470 ->
-// 273 / 314 / 319 / 365; RF 8 H = 1920 at 224 threads 370 against 228; bench/results/
-// 2026-11-26-h200-active-bin-samples.txt). 8-byte values (the packed argmax, the lock class's pair) keep 704, and
-// the lock class's 4-byte values 352 (not measured below).
+// shared-memory steps per input with few warps to hide it), the told plans' with the race factor. Same runs, lent
+// H200, once every active bin has a slot (below), us: seed 000's saturating add at 864 / 512 / 416 / 352 / 288 / 256
+// / 224 / 192 / 160 threads ~145 / 187 / 225 / 248 / 314 / 319 / 365 / 443 / 526 whatever the RF, against the told
+// plans' ~226 / 278 / 360 / 460 at RF 8 / 16 / 32 / 63 (RF 63 H = 9000 / 10000 / 11000 / 12288 454 / 467 / 451 / 470
+// -> 273 / 314 / 319 / 365; RF 8 H = 1920 at 224 threads 370 against 228); the unpacked argmax (lock class, 8-byte
+// pairs) at 800 / 544 / 416 / 384 / 352 / 288 / 224 / 192 / 160 threads 214 / 260 / 316 / 320 / 351 / 423 / 522 /
+// 592 / 702 against ~341 / 390 / 460 / 560-600 (RF 63 H = 3000 / 4096 / 5000 / 6144 562 / 557 / 599 / 561 -> 260 /
+// 351 / 423 / 522; bench/results/2026-11-26-h200-active-bin-samples.txt). The packed argmax (8-byte cas) keeps 704:
+// its told plans are fast (~225 us at RF 63).
 int active_bin_slots_min_block(const problem& p) {
-  if (p.value_bytes >= 8) return 704;
-  if (p.op_class == atomic_class::xcg) return 352;
+  if (p.op_class == atomic_class::cas && p.value_bytes >= 8) return 704;
   if (p.race_factor >= 48) return 224;
-  if (p.race_factor >= 24) return 256;
+  if (p.race_factor >= 24) return 288;
   if (p.race_factor >= 12) return 352;
   return 416;
 }

@@ -589,7 +589,7 @@ TEST(GpuVsCpu, ActiveBinSlots) {
 }
 // The lock class: the slots beside one copy with bit locks, which the bins the sample missed still take.
 TEST(GpuVsCpu, ActiveBinSlotsLockClass) {
-  active_bin_slots<unpacked_argmax>({255, 2048});
+  active_bin_slots<unpacked_argmax>({255, 2048, 6144});  // H = 6144: 224 threads, 5 samples each
   active_bin_slots<point_sum_op>({1024});
 }
 

@@ -1381,8 +1381,10 @@ TEST(PlannerH100, ActiveBinSlots) {
   no_slots.hot_bins = -1;
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev, no_slots).hot_active_bins);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev).hot_active_bins) << "RF unknown";
-  // The lock class from 4 active bins (no slots beside its copies), 8-byte values: at least 704 threads.
-  for (const row r : {row{255, 63, 1024}, row{2048, 63, 800}, row{4096, 63, 0}, row{251, 63, 0}, row{127, 63, 0}}) {
+  // The lock class from 4 active bins (no slots beside its copies), its 8-byte pairs with the same thread floors.
+  for (const row r : {row{255, 63, 1024}, row{2048, 63, 800}, row{4096, 63, 352}, row{6144, 63, 224},
+                      row{12288, 63, 0}, row{2048, 32, 384}, row{4096, 32, 0}, row{2048, 16, 0}, row{251, 63, 0},
+                      row{127, 63, 0}}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, r.H, r.rf), dev);
     SCOPED_TRACE("xcg H=" + std::to_string(r.H) + " " + pl.to_string());
     EXPECT_EQ(pl.hot_active_bins, r.block > 0);
