@@ -224,7 +224,8 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots (the lock class: 4 or more), up
 // to hot_bin_max_active_slots, the cas and lock classes give every active bin a slot per thread all the same (plan::
 // hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
-// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below).
+// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below); 4-byte cas below that takes
+// 1024 threads that share each slot's words.
 // A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
 // or fold each warp's equal bins (a copy per warp). Lent H200, 2026-11-26, N = 50M, same run against the told plans
 // (--hot-bins off), us: seed 000's saturating add RF 63 H = 567 / 1024 / 2048 / 4096 / 6144 / 8192 (9..130 active
@@ -239,16 +240,20 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 //
 // The fewest threads: the plan's time grows as its threads fall (one copy per thread of the active bins, a chain of
 // shared-memory steps per input with few warps to hide it), the told plans' with the race factor. Same runs, lent
-// H200, once every active bin has a slot (below), us: seed 000's saturating add at 864 / 512 / 416 / 352 / 288 / 256
-// / 224 / 192 / 160 threads ~145 / 187 / 225 / 248 / 314 / 319 / 365 / 443 / 526 whatever the RF, against the told
-// plans' ~226 / 278 / 360 / 460 at RF 8 / 16 / 32 / 63 (RF 63 H = 9000 / 10000 / 11000 / 12288 454 / 467 / 451 / 470
-// -> 273 / 314 / 319 / 365; RF 8 H = 1920 at 224 threads 370 against 228); the unpacked argmax (lock class, 8-byte
-// pairs) at 800 / 544 / 416 / 384 / 352 / 288 / 224 / 192 / 160 threads 214 / 260 / 316 / 320 / 351 / 423 / 522 /
-// 592 / 702 against ~341 / 390 / 460 / 560-600 (RF 63 H = 3000 / 4096 / 5000 / 6144 562 / 557 / 599 / 561 -> 260 /
-// 351 / 423 / 522; bench/results/2026-11-26-h200-active-bin-samples.txt). The packed argmax (8-byte cas) keeps 704:
-// its told plans are fast (~225 us at RF 63).
+// H200, once every active bin has a slot (below), us: the unpacked argmax (lock class, 8-byte pairs) at 800 / 544 /
+// 416 / 384 / 352 / 288 / 224 / 192 / 160 threads 214 / 260 / 316 / 320 / 351 / 423 / 522 / 592 / 702 against the
+// told plans' ~341 / 390 / 460 / 560-600 at RF 8 / 16 / 32 / 63 (RF 63 H = 3000 / 4096 / 5000 / 6144 562 / 557 /
+// 599 / 561 -> 260 / 351 / 423 / 522), hence its floors by RF. The packed argmax (8-byte cas) keeps 704: its told
+// plans are fast (~225 us at RF 63). 4-byte cas (seed 000's saturating add) took 864 / 512 / 416 / 352 / 288 / 224
+// threads ~145 / 187 / 225 / 248 / 314 / 365 us with a word per thread, but 1024 threads sharing each slot's words
+// (hot_bins.cuh) beat that below ~800 threads (same run against 4dafa90): RF 63 H = 6144 / 8192 / 10000 / 12288 186 /
+// 246 / 311 / 361 -> 171 / 199 / 215 / 233, H = 13000 / 15000 (the told plans before) 460 / 485 -> 239 / 248; RF 32
+// H = 4096 / 7680 227 / 370 -> 188 / 241; RF 16 H = 2048 / 3840 228 / 282 -> 197 / 239; RF 8 H = 1024 225 -> 196,
+// H = 1920 (told plan before) 231 -> 229; while at 864 threads a word each stays ahead (RF 16 H = 1024 155 against
+// 162 shared; 800: a tie) (bench/results/2026-11-26-h200-active-bin-samples.txt, calls 8 and 12).
+inline constexpr int active_bin_exclusive_min_block = 768;
 int active_bin_slots_min_block(const problem& p) {
-  if (p.op_class == atomic_class::cas && p.value_bytes >= 8) return 704;
+  if (p.op_class == atomic_class::cas) return p.value_bytes >= 8 ? 704 : active_bin_exclusive_min_block;
   if (p.race_factor >= 48) return 224;
   if (p.race_factor >= 24) return 288;
   if (p.race_factor >= 12) return 352;
@@ -280,13 +285,11 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   // lock class's copy need not end at one, so a value's bytes more.
   const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
   const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
-  const int min_block = active_bin_slots_min_block(p);
-  for (int B = 1024; B >= min_block; B -= 32) {
+  auto room_for = [&](int B) -> std::size_t {  // for the slots, 0 when the copy and table leave none
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
-    if (slots_at + hot_bin_table_bytes > L) return false;
-    const std::size_t room = L - slots_at - hot_bin_table_bytes;
-    const std::size_t per_slot = static_cast<std::size_t>(B) * p.value_bytes;
-    if (room < static_cast<std::size_t>(active) * per_slot) continue;
+    return slots_at + hot_bin_table_bytes < L ? L - slots_at - hot_bin_table_bytes : 0;
+  };
+  auto make = [&](int B, std::size_t per_slot) {
     plan pl;
     pl.kind = strategy::shared_memory;
     pl.race_factor = p.race_factor;
@@ -295,16 +298,26 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     pl.M = 1;
     pl.C = B;
     set_passes(pl, p.num_bins, 1);
-    pl.shared_bytes = L;
+    pl.shared_bytes = shared_budget_for(B, dev, 1).L / 16 * 16;
     pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
-    pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room / per_slot));
+    pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room_for(B) / per_slot));
     pl.hot_active_bins = true;
     pl.hot_samples = active_bin_samples(active, B);
     pl.temp_bytes = xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;  // the destination's locks
     choose_merge_rows(p, k, pl);
     out = pl;
     return true;
-  }
+  };
+  const int min_block = active_bin_slots_min_block(p);
+  int exclusive_block = 0;  // the most threads with a word each in every slot
+  for (int B = 1024; B >= min_block && exclusive_block == 0; B -= 32)
+    if (room_for(B) >= static_cast<std::size_t>(active) * B * p.value_bytes) exclusive_block = B;
+  if (exclusive_block > 0) return make(exclusive_block, static_cast<std::size_t>(exclusive_block) * p.value_bytes);
+  // 4-byte cas with fewer threads than that: 1024 threads sharing each slot's words (whole warps' worth, as many as
+  // fit: hot_bins.cuh).
+  const std::size_t shared_per_slot = std::size_t{32} * p.value_bytes;
+  if (!xcg && p.value_bytes == 4 && room_for(1024) >= static_cast<std::size_t>(active) * shared_per_slot)
+    return make(1024, shared_per_slot);
   return false;
 }
 

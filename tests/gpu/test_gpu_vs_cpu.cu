@@ -368,7 +368,7 @@ TEST(Sanitizer, SmallCases) {
     check_against_cpu<unpacked_argmax>(c);
   }
   // The compare-and-swap class told RF 63: hot-bin slots for 8 active bins (H = 505) and a slot per active bin
-  // (plan::hot_active_bins: H = 700, 2048 at 1024 threads, 4 samples each; H = 12288 at 224 threads, 9 samples);
+  // (plan::hot_active_bins: H = 700, 2048 a word per thread; H = 12288 words shared by 1024 threads);
   // without slots, the private copies per thread (H = 505, 96 threads per SM) and per warp (H = 700).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (std::int64_t H : {505, 700, 2048, 12288}) {
@@ -584,7 +584,8 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
   }
 }
 TEST(GpuVsCpu, ActiveBinSlots) {
-  active_bin_slots<saturating_add24>({700, 2048, 6144, 12288});  // H = 12288: 224 threads, 9 samples each
+  // H = 6144, 12288: 1024 threads sharing each slot's words (fewer words than threads).
+  active_bin_slots<saturating_add24>({700, 2048, 6144, 12288});
   active_bin_slots<packed_argmax>({2048});
 }
 // The lock class: the slots beside one copy with bit locks, which the bins the sample missed still take.

@@ -1334,19 +1334,21 @@ TEST(PlannerH100, HotBinsOverride) {
 
 TEST(PlannerH100, ActiveBinSlots) {
   // Told RF >= 8 over more active bins (H / RF) than the 8 hot-bin slots, up to 240: one block per SM with one copy
-  // of all H bins and a slot per active bin, as many threads as the slots leave room for (whole warps, at least 224
-  // at RF >= 48, 256 at RF >= 24, 352 at RF >= 12, else 416; 704 for 8-byte values); more active bins or fewer
-  // threads keep their plans, and so does a caller's shape.
+  // of all H bins and a slot per active bin, as many threads as the slots leave room for with a word each (whole
+  // warps, at least 768 for 4-byte cas, 704 for 8-byte), else (4-byte cas) 1024 threads sharing each slot's words;
+  // more active bins keep their plans, and so does a caller's shape.
   const device_info dev = device_info::h100_sxm();
   struct row {
     std::int64_t H;
     double rf;
     int block;  // 0: not this plan
+    bool shared_words;
   };
-  for (const row r : {row{567, 63, 1024}, row{2048, 63, 1024}, row{6144, 63, 512}, row{8192, 63, 352},
-                      row{10000, 63, 288}, row{12288, 63, 224}, row{15000, 63, 0}, row{4096, 32, 416},
-                      row{7680, 32, 0}, row{1024, 16, 864}, row{2048, 16, 416}, row{3840, 16, 0}, row{512, 8, 864},
-                      row{1024, 8, 416}, row{1920, 8, 0}, row{2048, 7.5, 0}}) {
+  for (const row r : {row{567, 63, 1024, false}, row{2048, 63, 1024, false}, row{4096, 63, 800, false},
+                      row{6144, 63, 1024, true}, row{12288, 63, 1024, true}, row{15000, 63, 1024, true},
+                      row{15200, 63, 0, false}, row{7680, 32, 1024, true}, row{1024, 16, 864, false},
+                      row{3840, 16, 1024, true}, row{512, 8, 864, false}, row{1024, 8, 1024, true},
+                      row{1920, 8, 1024, true}, row{2048, 7.5, 0, false}}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
     SCOPED_TRACE("H=" + std::to_string(r.H) + " RF=" + std::to_string(r.rf) + " " + pl.to_string());
     EXPECT_EQ(pl.hot_active_bins, r.block > 0);
@@ -1364,9 +1366,14 @@ TEST(PlannerH100, ActiveBinSlots) {
     EXPECT_GE(pl.hot_samples * pl.block, std::min(10 * active, ghist::hot_bin_max_samples * pl.block));
     EXPECT_LT((pl.hot_samples - 1) * pl.block, std::max(10 * active, 4 * pl.block)) << "no more than needed";
     EXPECT_LE(pl.hot_slots, ghist::hot_bin_max_active_slots);
+    // The slots' room: a word per thread each, or at least a warp's worth when shared.
     const std::size_t table_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(r.H) * 4u);
-    EXPECT_LE(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(pl.hot_slots) * pl.block * 4u,
+    const std::size_t slot_bytes = (r.shared_words ? 32u : static_cast<std::size_t>(pl.block)) * 4u;
+    EXPECT_LE(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(active) * slot_bytes,
               pl.shared_bytes);
+    if (r.shared_words)
+      EXPECT_GT(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(active) * pl.block * 4u,
+                pl.shared_bytes) << "a word per thread does not fit";
     EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
   }
   problem packed = paper_problem(atomic_class::cas, 2048, 63.0);

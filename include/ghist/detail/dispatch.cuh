@@ -118,8 +118,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(pl.shared_bytes)));
     kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, num_bins, pl.M, pl.H_chk,
-                                                           pl.S, pl.hot_slots,
-                                                           pl.hot_active_bins ? pl.hot_samples : 0);
+                                                           pl.S, pl.hot_slots, pl.hot_samples);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows == nullptr) return;
     const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
@@ -151,7 +150,10 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
         if (pl.block % 32 != 0 || pl.hot_slots > most)
           throw error("a plan with hot-bin slots needs whole warps and at most " + std::to_string(most) + " slots (" +
                       pl.to_string() + ")");
-        launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);
+        if (pl.hot_active_bins)
+          launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true>);
+        else
+          launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);
       } else {
         launch(shared_memory_kernel<Source, Op, copy_owner::threads, true>);
       }
@@ -163,7 +165,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
       if (pl.block % 32 != 0 || !pl.hot_active_bins || pl.M != 1 || pl.hot_slots > hot_bin_max_active_slots)
         throw error("a lock-class plan with hot-bin slots needs whole warps, one copy and a slot per active bin (" +
                     pl.to_string() + ")");
-      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true>);
+      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true, true>);
       return;
     }
   }

@@ -88,13 +88,20 @@ struct hot_bin_pass {
   int copies;      ///< M for this pass: the plan's, or fewer where the slots needed their room
   int slots;       ///< bins with a slot per thread
   int lane_bins;   ///< bins with a replica per lane
+  int slot_words;  ///< words per slot: the block's threads (a word each), or fewer shared by tid % slot_words
 };
 
 /// `Locked`: the lock class's layout (bit locks after the copies' values, kernel_shared.cuh), whose slots are plain
 /// read-modify-writes too; it takes no lane replicas (a replica would need a lock) and never drops copies (its plans
 /// have one: plan::hot_active_bins).
-template <class T, bool Locked = false>
+///
+/// `ShareSlots` (not for the lock class; a slot per active bin, plan::hot_active_bins): where the room is short for a
+/// word per thread, a slot takes fewer words (whole warps' worth), shared by the threads tid % words and updated with
+/// compare-and-swap like the replicas. A template parameter: the sampled hot bins' kernel (two blocks of 1024 per SM,
+/// 32 registers) spilled more with the choice made at run time and ran 10-45% slower (lent H200, 2026-11-26).
+template <class T, bool Locked = false, bool ShareSlots = false>
 class hot_bin_slots {
+  static_assert(!(Locked && ShareSlots), "the lock class's slots are plain read-modify-writes: a word per thread");
   static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
  public:
   /// `max_slots`: the plan's hot_slots. The table lies at the end of the block's dynamic shared memory.
@@ -164,12 +171,16 @@ class hot_bin_slots {
     if (tid < 32)
       pick(M, stride, slot_hits, lane_hits, offered, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
     __syncthreads();
-    const hot_bin_pass pass{counters_[1], counters_[2], counters_[3]};
-    multiplier_ = static_cast<unsigned>(counters_[4]);
+    const hot_bin_pass pass{counters_[1], counters_[2], counters_[3], counters_[5]};
     const int first = first_value(pass.copies, stride);
-    own_end_ = first + pass.slots * B;
+    // Shared slot words are updated as the replicas are (compare-and-swap, pick takes no replicas then): a thread's
+    // word in each is tid % slot_words instead of its lane.
+    const bool exclusive = pass.slot_words == B;
+    multiplier_ = static_cast<unsigned>(counters_[4]);
+    own_end_ = first + (exclusive ? pass.slots * B : 0);
+    shared_word_ = exclusive ? tid % 32 : tid % pass.slot_words;
     T* subs = reinterpret_cast<T*>(shared_);
-    for (int i = tid; i < pass.slots * B + pass.lane_bins * 32; i += B) subs[first + i] = identity;
+    for (int i = tid; i < pass.slots * pass.slot_words + pass.lane_bins * 32; i += B) subs[first + i] = identity;
     return pass;
   }
 
@@ -180,7 +191,8 @@ class hot_bin_slots {
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
     own = Locked || word < own_end_;  // the slots come before the replicas (the lock class takes none)
-    word += static_cast<int>(own ? threadIdx.x : threadIdx.x % 32);
+    // Without ShareSlots the shared word is the lane, from threadIdx (a register less in the loop).
+    word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
     return true;
   }
 
@@ -190,13 +202,13 @@ class hot_bin_slots {
   __device__ void fold_into(Op op, const hot_bin_pass& pass, int stride) const {
     T* subs = reinterpret_cast<T*>(shared_);
     const int lane = static_cast<int>(threadIdx.x % 32), warps = static_cast<int>(blockDim.x / 32);
-    const int B = static_cast<int>(blockDim.x), first = first_value(pass.copies, stride);
+    const int first = first_value(pass.copies, stride);
     for (int s = static_cast<int>(threadIdx.x / 32); s < pass.slots + pass.lane_bins; s += warps) {
       T acc = Op::identity();
       if (s < pass.slots) {
-        for (int j = lane; j < B; j += 32) acc = op(acc, subs[first + s * B + j]);
+        for (int j = lane; j < pass.slot_words; j += 32) acc = op(acc, subs[first + s * pass.slot_words + j]);
       } else {
-        acc = subs[first + pass.slots * B + (s - pass.slots) * 32 + lane];
+        acc = subs[first + pass.slots * pass.slot_words + (s - pass.slots) * 32 + lane];
       }
       for (int d = 16; d > 0; d /= 2) acc = op(acc, shuffle_any(0xffffffffu, acc, lane ^ d));
       if (lane == 0) subs[bins_[s]] = op(subs[bins_[s]], acc);
@@ -215,10 +227,11 @@ class hot_bin_slots {
   // The first warp, with the `offered` candidates ranked in bins_: if the hottest has `slot_hits`, takes the hottest
   // with `lane_hits` (strong) as slots, up to max_slots_, the other strong ones and then the weak as replicas, as
   // many as fit: copies are dropped (down to one) for the slots and the first hot_bin_max_room_lane_bins strong
-  // replicas, the others take what room is left. Picks the hash multiplier under which the slots' bins, then the
-  // replicas', collide least (one multiplier per lane, scored in `scratch`, 256 bits per lane; without scratch the
-  // first lane's), and fills the table. Leaves counters_[1..4] = copies, slots, lane bins, multiplier, and the bins
-  // taken, in that order, in bins_.
+  // replicas (with ShareSlots, the slots' words shrink first), the others take what room is left. Picks the hash
+  // multiplier under which the slots' bins, then the replicas', collide least (one multiplier per lane, scored in
+  // `scratch`, a table's worth of bits per lane; without scratch the first lane's), and fills the table. Leaves
+  // counters_[1..5] = copies, slots, lane bins, multiplier, words per slot, and the bins taken, in that order, in
+  // bins_.
   __device__ void pick(int M, int stride, int slot_hits, int lane_hits, int offered, unsigned* scratch) {
     const int lane = static_cast<int>(threadIdx.x);
     const int B = static_cast<int>(blockDim.x);
@@ -244,14 +257,20 @@ class hot_bin_slots {
                               sizeof(T));
     };
     while (!Locked && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
+    // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit.
+    int words = B;
+    if (ShareSlots && slots > 0 && room(copies) < slots * B) {
+      const int fit = room(copies) / slots / 32 * 32;
+      if (fit >= 32) words = fit;
+    }
     // Still short: the weaker slots become replicas (they rank right after the slots), then fewer replicas, then
     // fewer slots.
-    while (slots > min_slots && room(copies) < slots * B + strong_lanes() * 32) --slots;
-    if (room(copies) < slots * B) slots = room(copies) / B;
+    while (slots > min_slots && room(copies) < slots * words + strong_lanes() * 32) --slots;
+    if (room(copies) < slots * words) slots = room(copies) / words;
     const int lanes_offered = strong_n == 0 ? 0 : offered - slots;
     int lane_bins = lanes_offered < hot_bin_max_lane_bins ? lanes_offered : hot_bin_max_lane_bins;
-    if (room(copies) < slots * B + lane_bins * 32) lane_bins = (room(copies) - slots * B) / 32;
-    if (slots == 0 || Locked) lane_bins = 0;
+    if (room(copies) < slots * words + lane_bins * 32) lane_bins = (room(copies) - slots * words) / 32;
+    if (slots == 0 || Locked || words < B) lane_bins = 0;  // shared slot words: the replicas' offset is theirs
     // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
     const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
     int score = lane == 0 ? 0 : 1 << 30;
@@ -284,7 +303,7 @@ class hot_bin_slots {
         if (table_[h] != ~0u) continue;
         const bool own = r < slots;  // else every slot is settled: the replicas follow the slots taken
         if (!own && taken_lanes == lane_bins) break;
-        const int word = first + taken_slots * B + (own ? 0 : taken_lanes * 32);
+        const int word = first + taken_slots * words + (own ? 0 : taken_lanes * 32);
         table_[h] = static_cast<unsigned>(b) << 16 | static_cast<unsigned>(word);
         bins_[taken_slots + taken_lanes] = b;  // compacted: at most r, already read
         if (own) ++taken_slots;
@@ -294,6 +313,7 @@ class hot_bin_slots {
       counters_[2] = taken_slots;
       counters_[3] = taken_lanes;
       counters_[4] = static_cast<int>(chosen);
+      counters_[5] = words;
     }
   }
 
@@ -305,7 +325,8 @@ class hot_bin_slots {
   int* bins_;
   int* counters_;
   unsigned multiplier_ = 0;
-  int own_end_ = 0;  // the first word after the slots (find)
+  int own_end_ = 0;      // the first word after the slots with a word per thread (find)
+  int shared_word_ = 0;  // this thread's word in a shared slot or replica: tid % slot_words, or its lane
 };
 
 }  // namespace ghist::detail

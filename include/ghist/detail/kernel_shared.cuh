@@ -54,9 +54,13 @@ inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thr
 
 // HotBins (with DeferLost, or the lock class with one copy and a slot per active bin): each pass samples its input
 // and takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
-// (plan::hot_slots, plan::hot_active_bins, hot_bins.cuh).
-template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false>
-__global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel_min_blocks<Op, DeferLost>))
+// (plan::hot_slots, hot_bins.cuh). ActiveBins (with HotBins: plan::hot_active_bins, one block per SM): a slot for
+// every sampled bin, `active_samples` inputs sampled per thread; compiled for one block per SM (64 registers: at 32
+// the loop spilled).
+template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false,
+          bool ActiveBins = false>
+__global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
+                                  (ActiveBins ? 1 : shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
                          typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S,
                          int hot_slots, int active_samples) {
@@ -87,9 +91,12 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
   // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits; where
   // room is left, a replica with hot_bin_weak_min_hits.
-  // active_samples > 0 (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample.
-  const bool active = active_samples > 0;
-  hot_bin_slots<T, locked> hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
+  // ActiveBins (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample, and (cas class)
+  // a slot's words shared among threads where a word per thread does not fit.
+  constexpr bool active = ActiveBins;
+  // (4-byte values: the planner shares words for those only, and the packed argmax's loop lost 5% to the choice.)
+  using hot_bins_t = hot_bin_slots<T, locked, ActiveBins && !locked && sizeof(T) == 4>;
+  hot_bins_t hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = active                    ? hot_bin_active_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
                                                         : hot_bin_slot_min_hits;
@@ -100,6 +107,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>, (shared_kernel
                         : M / 4 > hot_bin_weak_min_hits ? M / 4
                                                         : hot_bin_weak_min_hits;
   const int samples = active ? active_samples : 1;
+  static_assert(HotBins || !ActiveBins, "a slot per active bin is a kind of hot bins");
 
   for (int pass = 0; pass < S; ++pass) {
     const std::int64_t lo = pass * H_chk;
