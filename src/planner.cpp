@@ -277,9 +277,12 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     return false;
   if (fast_copy_per_thread(p, dev, k)) return false;
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
-  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots).
-  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||
-      active > hot_bin_max_active_slots)
+  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots). 4-byte
+  // cas (whose slots may share words: hot_bins.cuh) takes more active bins, in a larger table.
+  const bool shared_words = !xcg && p.value_bytes == 4;
+  const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
+  const std::size_t table_bytes = shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
+  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) || active > most_slots)
     return false;
   // The slots start after the copy (the lock class's with its bit locks), at a multiple of the value's size: the
   // lock class's copy need not end at one, so a value's bytes more.
@@ -287,7 +290,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
   auto room_for = [&](int B) -> std::size_t {  // for the slots, 0 when the copy and table leave none
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
-    return slots_at + hot_bin_table_bytes < L ? L - slots_at - hot_bin_table_bytes : 0;
+    return slots_at + table_bytes < L ? L - slots_at - table_bytes : 0;
   };
   auto make = [&](int B, std::size_t per_slot) {
     plan pl;
@@ -300,7 +303,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     set_passes(pl, p.num_bins, 1);
     pl.shared_bytes = shared_budget_for(B, dev, 1).L / 16 * 16;
     pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
-    pl.hot_slots = static_cast<int>(std::min<std::size_t>(hot_bin_max_active_slots, room_for(B) / per_slot));
+    pl.hot_slots = static_cast<int>(std::min<std::size_t>(most_slots, room_for(B) / per_slot));
     pl.hot_active_bins = true;
     pl.hot_samples = active_bin_samples(active, B);
     pl.temp_bytes = xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;  // the destination's locks
@@ -314,9 +317,13 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     if (room_for(B) >= static_cast<std::size_t>(active) * B * p.value_bytes) exclusive_block = B;
   if (exclusive_block > 0) return make(exclusive_block, static_cast<std::size_t>(exclusive_block) * p.value_bytes);
   // 4-byte cas with fewer threads than that: 1024 threads sharing each slot's words (whole warps' worth, as many as
-  // fit: hot_bins.cuh).
+  // fit: hot_bins.cuh), while fewer than RF / 1.5 threads share a word. Same run against the told plans, lent H200,
+  // us: RF 8 over 480 / 512 active bins (~10 threads a word) 233 / 236 -> 286 / 295, RF 16 over 512 (11) 291 -> 307,
+  // but RF 32 over 512 (13) 431 -> 309, RF 63 over 256 / 317 / 390 / 512 (up to 22) 474 / 510 / 473 / 555 -> 263 /
+  // 274 / 303 / 359 (bench/results/2026-11-26-h200-active-bin-samples.txt, call 14).
   const std::size_t shared_per_slot = std::size_t{32} * p.value_bytes;
-  if (!xcg && p.value_bytes == 4 && room_for(1024) >= static_cast<std::size_t>(active) * shared_per_slot)
+  const std::size_t words = room_for(1024) / (static_cast<std::size_t>(active) * p.value_bytes) / 32 * 32;
+  if (shared_words && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024)
     return make(1024, shared_per_slot);
   return false;
 }

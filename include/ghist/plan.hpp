@@ -79,6 +79,10 @@ inline constexpr int hot_bin_max_samples = 16;
 /// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
 /// counters); the plan reserves it, the slots take what the copies leave.
 inline constexpr std::size_t hot_bin_table_bytes = 3072;
+/// A slot per active bin with shared words (4-byte compare-and-swap values, plan::hot_active_bins) takes up to
+/// hot_bin_max_shared_word_slots active bins, with a table of twice the entries in this many bytes.
+inline constexpr int hot_bin_max_shared_word_slots = 512;
+inline constexpr std::size_t hot_bin_shared_words_table_bytes = 6176;
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 

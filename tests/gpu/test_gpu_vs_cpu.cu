@@ -584,8 +584,9 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
   }
 }
 TEST(GpuVsCpu, ActiveBinSlots) {
-  // H = 6144, 12288: 1024 threads sharing each slot's words (fewer words than threads).
-  active_bin_slots<saturating_add24>({700, 2048, 6144, 12288});
+  // H = 6144, 12288: 1024 threads sharing each slot's words (fewer words than threads); H = 24576: 390 active bins
+  // (more than 240: the larger table).
+  active_bin_slots<saturating_add24>({700, 2048, 6144, 12288, 24576});
   active_bin_slots<packed_argmax>({2048});
 }
 // The lock class: the slots beside one copy with bit locks, which the bins the sample missed still take.

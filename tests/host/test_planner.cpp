@@ -342,7 +342,7 @@ TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   plan_overrides no_slots;
   no_slots.hot_bins = -1;
   for (std::int64_t H : {2048, 6144, 12288, 24576}) {
-    const plan_overrides o = H <= 12288 ? no_slots : plan_overrides{};  // up to here: a slot per active bin
+    const plan_overrides o = no_slots;  // else a slot per active bin
     const plan one = ghist::make_plan(paper_problem(atomic_class::cas, H, 63), dev, o);
     const plan two = ghist::make_plan(paper_problem(atomic_class::cas, H, 1), dev);
     SCOPED_TRACE(one.to_string() + " / " + two.to_string());
@@ -1260,7 +1260,7 @@ TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   none.hot_bin_bytes = 0;
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev, {}, none).hot_slots, 0);
   // Told RF 63 over more active bins than the slots per active bin take: the plain loop, no slots.
-  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 24576, 63.0), dev).defer_lost_updates);
+  EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 49152, 63.0), dev).defer_lost_updates);
 }
 
 TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
@@ -1333,10 +1333,11 @@ TEST(PlannerH100, HotBinsOverride) {
 }
 
 TEST(PlannerH100, ActiveBinSlots) {
-  // Told RF >= 8 over more active bins (H / RF) than the 8 hot-bin slots, up to 240: one block per SM with one copy
+  // Told RF >= 8 over more active bins (H / RF) than the 8 hot-bin slots, up to 240 or 512: one block per SM, one copy
   // of all H bins and a slot per active bin, as many threads as the slots leave room for with a word each (whole
-  // warps, at least 768 for 4-byte cas, 704 for 8-byte), else (4-byte cas) 1024 threads sharing each slot's words;
-  // more active bins keep their plans, and so does a caller's shape.
+  // warps, at least 768 for 4-byte cas, 704 for 8-byte), else (4-byte cas, up to 512 active bins) 1024 threads
+  // sharing each slot's words while fewer than RF / 1.5 share a word (RF 8 over 480 bins, RF 16 over 512: the told
+  // plans); more active bins keep their plans, and so does a caller's shape.
   const device_info dev = device_info::h100_sxm();
   struct row {
     std::int64_t H;
@@ -1346,7 +1347,9 @@ TEST(PlannerH100, ActiveBinSlots) {
   };
   for (const row r : {row{567, 63, 1024, false}, row{2048, 63, 1024, false}, row{4096, 63, 800, false},
                       row{6144, 63, 1024, true}, row{12288, 63, 1024, true}, row{15000, 63, 1024, true},
-                      row{15200, 63, 0, false}, row{7680, 32, 1024, true}, row{1024, 16, 864, false},
+                      row{24576, 63, 1024, true}, row{32256, 63, 1024, true}, row{32319, 63, 0, false},
+                      row{49152, 63, 0, false}, row{7680, 32, 1024, true}, row{16384, 32, 1024, true},
+                      row{8192, 16, 0, false}, row{3840, 8, 0, false}, row{1024, 16, 864, false},
                       row{3840, 16, 1024, true}, row{512, 8, 864, false}, row{1024, 8, 1024, true},
                       row{1920, 8, 1024, true}, row{2048, 7.5, 0, false}}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, r.H, r.rf), dev);
@@ -1365,15 +1368,15 @@ TEST(PlannerH100, ActiveBinSlots) {
     EXPECT_LE(pl.hot_samples, ghist::hot_bin_max_samples);
     EXPECT_GE(pl.hot_samples * pl.block, std::min(10 * active, ghist::hot_bin_max_samples * pl.block));
     EXPECT_LT((pl.hot_samples - 1) * pl.block, std::max(10 * active, 4 * pl.block)) << "no more than needed";
-    EXPECT_LE(pl.hot_slots, ghist::hot_bin_max_active_slots);
+    EXPECT_LE(pl.hot_slots, ghist::hot_bin_max_shared_word_slots);
     // The slots' room: a word per thread each, or at least a warp's worth when shared.
     const std::size_t table_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(r.H) * 4u);
+    const std::size_t table = ghist::hot_bin_shared_words_table_bytes;  // 4-byte cas: the larger table
     const std::size_t slot_bytes = (r.shared_words ? 32u : static_cast<std::size_t>(pl.block)) * 4u;
-    EXPECT_LE(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(active) * slot_bytes,
-              pl.shared_bytes);
+    EXPECT_LE(table_at + table + static_cast<std::size_t>(active) * slot_bytes, pl.shared_bytes);
     if (r.shared_words)
-      EXPECT_GT(table_at + ghist::hot_bin_table_bytes + static_cast<std::size_t>(active) * pl.block * 4u,
-                pl.shared_bytes) << "a word per thread does not fit";
+      EXPECT_GT(table_at + table + static_cast<std::size_t>(active) * pl.block * 4u, pl.shared_bytes)
+          << "a word per thread does not fit";
     EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
   }
   problem packed = paper_problem(atomic_class::cas, 2048, 63.0);

@@ -75,12 +75,11 @@ static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 4 + hot_bin_max_can
               "the table's layout");
 static_assert(hot_bin_max_candidates <= hot_bin_table_entries, "the candidates fit the entries");
 static_assert(hot_bin_max_active_slots <= hot_bin_max_candidates, "every active bin can be a candidate");
-// pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
-inline constexpr int hot_bin_scratch_bytes = 32 * hot_bin_table_entries / 8;
 
-// Multiplicative hashing into the table's entries; each block picks the multiplier for its hot bins (pick).
+// Multiplicative hashing into a table of 2^Bits entries; each block picks the multiplier for its hot bins (pick).
+template <int Bits>
 __device__ __forceinline__ int hot_bin_hash(int bin, unsigned multiplier) {
-  return static_cast<int>((static_cast<unsigned>(bin) * multiplier) >> (32 - hot_bin_hash_bits));
+  return static_cast<int>((static_cast<unsigned>(bin) * multiplier) >> (32 - Bits));
 }
 
 /// What a block's sample decided for one pass (the same on every thread).
@@ -103,16 +102,27 @@ template <class T, bool Locked = false, bool ShareSlots = false>
 class hot_bin_slots {
   static_assert(!(Locked && ShareSlots), "the lock class's slots are plain read-modify-writes: a word per thread");
   static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
+  // ShareSlots: up to hot_bin_max_shared_word_slots active bins (seed 000's RF 63 at H = 24576: 390), in a table of
+  // twice the entries (no collision for seed 000's active bins).
+  static constexpr int hash_bits = ShareSlots ? hot_bin_hash_bits + 1 : hot_bin_hash_bits;
+  static constexpr int entries = 1 << hash_bits;
+  static constexpr int max_candidates = ShareSlots ? hot_bin_max_shared_word_slots : hot_bin_max_candidates;
+  static constexpr std::size_t table_bytes = ShareSlots ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
+  static_assert(table_bytes >= entries * 4 + max_candidates * 4 + 8 * 4, "the table's layout");
+  static_assert(max_candidates <= entries, "the candidates fit the entries");
+  // pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
+  static constexpr int scratch_bytes = 32 * entries / 8;
+
  public:
   /// `max_slots`: the plan's hot_slots. The table lies at the end of the block's dynamic shared memory.
   __device__ hot_bin_slots(unsigned char* shared, int max_slots) : shared_(shared), max_slots_(max_slots) {
     unsigned size;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
-    table_bytes_at_ = size - static_cast<unsigned>(hot_bin_table_bytes);
+    table_bytes_at_ = size - static_cast<unsigned>(table_bytes);
     table_ = reinterpret_cast<unsigned*>(shared + table_bytes_at_);
     candidates_ = reinterpret_cast<unsigned*>(table_);  // hits << 16 | bin, until ranked; then the table is filled
-    bins_ = reinterpret_cast<int*>(table_ + hot_bin_table_entries);  // ranked; then the slots' bins, the lane bins'
-    counters_ = bins_ + hot_bin_max_candidates;
+    bins_ = reinterpret_cast<int*>(table_ + entries);  // ranked; then the slots' bins, the lane bins'
+    counters_ = bins_ + max_candidates;
   }
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples `samples` inputs
@@ -150,14 +160,14 @@ class hot_bin_slots {
       const int hits = atomicExch(counts + b, 0);
       if (hits >= weak_hits) {
         const int offer = atomicAdd(counters_, 1);
-        if (offer < hot_bin_max_candidates)
+        if (offer < max_candidates)
           candidates_[offer] = static_cast<unsigned>(hits) << 16 | static_cast<unsigned>(b);
       }
     }
     __syncthreads();
     // Ranks the candidates, hottest first, into bins_ as their keys (hits << 16 | bin, distinct): each thread counts
     // the keys above its own. Where room is short, the hottest take it.
-    const int offered = counters_[0] < hot_bin_max_candidates ? counters_[0] : hot_bin_max_candidates;
+    const int offered = counters_[0] < max_candidates ? counters_[0] : max_candidates;
     for (int c = tid; c < offered; c += B) {
       const unsigned key = candidates_[c];
       int rank = 0;
@@ -165,9 +175,9 @@ class hot_bin_slots {
       bins_[rank] = static_cast<int>(key);
     }
     __syncthreads();
-    for (int i = tid; i < hot_bin_table_entries; i += B) table_[i] = ~0u;  // the candidates are read
+    for (int i = tid; i < entries; i += B) table_[i] = ~0u;  // the candidates are read
     __syncthreads();
-    const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= hot_bin_scratch_bytes;
+    const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= scratch_bytes;
     if (tid < 32)
       pick(M, stride, slot_hits, lane_hits, offered, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
     __syncthreads();
@@ -187,7 +197,7 @@ class hot_bin_slots {
   /// Where this thread updates bin `b` (relative to the pass): a word index into the copies' array, and whether the
   /// word is the thread's own (a plain update) or shared (compare-and-swap). Returns false when b is not hot.
   __device__ __forceinline__ bool find(int b, int& word, bool& own) const {
-    const unsigned e = table_[hot_bin_hash(b, multiplier_)];
+    const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
     own = Locked || word < own_end_;  // the slots come before the replicas (the lock class takes none)
@@ -275,11 +285,11 @@ class hot_bin_slots {
     const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
     int score = lane == 0 ? 0 : 1 << 30;
     if (scratch != nullptr) {
-      unsigned* bits = scratch + lane * (hot_bin_table_entries / 32);
-      for (int w = 0; w < hot_bin_table_entries / 32; ++w) bits[w] = 0;
+      unsigned* bits = scratch + lane * (entries / 32);
+      for (int w = 0; w < entries / 32; ++w) bits[w] = 0;
       score = 0;
       for (int r = 0; r < slots + lane_bins; ++r) {
-        const int h = hot_bin_hash(bin(r), mult);
+        const int h = hot_bin_hash<hash_bits>(bin(r), mult);
         if (bits[h / 32] & (1u << (h % 32))) score += r < slots ? 64 : 1;
         bits[h / 32] |= 1u << (h % 32);
       }
@@ -299,7 +309,7 @@ class hot_bin_slots {
     if (lane == 0) {
       // A bin whose entry a hotter one took stays on the copies, and the next candidate takes its replica.
       for (int r = 0; r < (slots + lane_bins > 0 ? offered : 0); ++r) {
-        const int b = bin(r), h = hot_bin_hash(b, chosen);
+        const int b = bin(r), h = hot_bin_hash<hash_bits>(b, chosen);
         if (table_[h] != ~0u) continue;
         const bool own = r < slots;  // else every slot is settled: the replicas follow the slots taken
         if (!own && taken_lanes == lane_bins) break;
