@@ -69,7 +69,8 @@ GHIST_HD constexpr std::int64_t shared_copy_stride(std::int64_t H_chk, std::int6
 inline constexpr int thread_private_max_block = 512;
 
 /// Hot-bin slots (plan::hot_slots, detail/hot_bins.cuh): at most this many bins per block get a slot per thread,
-/// and with plan::hot_active_bins (a slot for every active bin) at most hot_bin_max_active_slots.
+/// and with plan::hot_active_bins (a slot for every active bin) at most hot_bin_max_active_slots (or, below, the
+/// shared-word slots' count).
 inline constexpr int hot_bin_max_slots = 16;
 inline constexpr int hot_bin_max_active_slots = 240;
 /// The most bins a pass may have for hot-bin slots (a block's table keeps a bin in 16 bits); larger passes take none.
@@ -114,8 +115,9 @@ struct plan {
   /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
   int hot_slots = 0;
   /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
-  /// hot_bin_max_active_slots): each block samples hot_samples inputs per thread and takes every bin sampled, in
-  /// blocks small enough for the slots (src/planner.cpp, active_bin_slots_plan).
+  /// hot_bin_max_active_slots; hot_bin_max_shared_word_slots for 4-byte cas values): each block samples hot_samples
+  /// inputs per thread and takes every bin sampled, in blocks small enough for a word per thread in each slot, or
+  /// (4-byte cas) 1024 threads that share each slot's words (src/planner.cpp, active_bin_slots_plan).
   bool hot_active_bins = false;
   /// With hot_active_bins: inputs each thread samples at the start of a pass (1..hot_bin_max_samples), enough that the
   /// block's sample misses almost no active bin.
