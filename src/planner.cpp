@@ -279,7 +279,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
   // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots). 4-byte
   // cas (whose slots may share words: hot_bins.cuh) takes more active bins, in a larger table.
-  const bool shared_words = !xcg && p.value_bytes == 4;
+  const bool shared_words = active_bin_slots_share_words(xcg, p.value_bytes);
   const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
   const std::size_t table_bytes = shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
   if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) || active > most_slots)

@@ -84,6 +84,12 @@ inline constexpr std::size_t hot_bin_table_bytes = 3072;
 /// hot_bin_max_shared_word_slots active bins, with a table of twice the entries in this many bytes.
 inline constexpr int hot_bin_max_shared_word_slots = 512;
 inline constexpr std::size_t hot_bin_shared_words_table_bytes = 6176;
+/// Whether a slot per active bin may share its words (4-byte compare-and-swap values; the lock class's slots are
+/// plain read-modify-writes): such plans take the larger table and more active bins. The planner and the kernel both
+/// decide it here, since the table's place in shared memory depends on it.
+GHIST_HD constexpr bool active_bin_slots_share_words(bool lock_class, std::size_t value_bytes) {
+  return !lock_class && value_bytes == 4;
+}
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 

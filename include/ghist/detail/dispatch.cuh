@@ -146,9 +146,10 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   if constexpr (atomic_class_of<Op> == atomic_class::cas) {
     if (pl.defer_lost_updates) {
       if (pl.hot_slots > 0) {
+        const bool shares = active_bin_slots_share_words(false, sizeof(T));
         const int most = !pl.hot_active_bins ? hot_bin_max_slots
-                         : sizeof(T) == 4       ? hot_bin_max_shared_word_slots
-                                                : hot_bin_max_active_slots;
+                         : shares            ? hot_bin_max_shared_word_slots
+                                             : hot_bin_max_active_slots;
         if (pl.block % 32 != 0 || pl.hot_slots > most)
           throw error("a plan with hot-bin slots needs whole warps and at most " + std::to_string(most) + " slots (" +
                       pl.to_string() + ")");

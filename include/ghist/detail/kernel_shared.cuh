@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   // ActiveBins (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample, and (cas class)
   // a slot's words shared among threads where a word per thread does not fit.
   constexpr bool active = ActiveBins;
-  // (4-byte values: the planner shares words for those only, and the packed argmax's loop lost 5% to the choice.)
-  using hot_bins_t = hot_bin_slots<T, locked, ActiveBins && !locked && sizeof(T) == 4>;
+  // (4-byte values only: the packed argmax's loop lost 5% with the choice compiled in.)
+  using hot_bins_t = hot_bin_slots<T, locked, ActiveBins && active_bin_slots_share_words(locked, sizeof(T))>;
   hot_bins_t hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = active                    ? hot_bin_active_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
