@@ -224,8 +224,9 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots (the lock class: 4 or more), up
 // to hot_bin_max_active_slots, the cas and lock classes give every active bin a slot per thread all the same (plan::
 // hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
-// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below); 4-byte cas below that takes
-// 1024 threads that share each slot's words.
+// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below); 4-byte cas below that, and
+// the lock class below active_bin_lock_exclusive_min_block, take 1024 threads that share each slot's words (plan::
+// hot_shared_words; the lock class under a bit lock per word) up to hot_bin_max_shared_word_slots active bins.
 // A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
 // or fold each warp's equal bins (a copy per warp). Lent H200, 2026-11-26, N = 50M, same run against the told plans
 // (--hot-bins off), us: seed 000's saturating add RF 63 H = 567 / 1024 / 2048 / 4096 / 6144 / 8192 (9..130 active
@@ -251,7 +252,22 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
 // H = 4096 / 7680 227 / 370 -> 188 / 241; RF 16 H = 2048 / 3840 228 / 282 -> 197 / 239; RF 8 H = 1024 225 -> 196,
 // H = 1920 (told plan before) 231 -> 229; while at 864 threads a word each stays ahead (RF 16 H = 1024 155 against
 // 162 shared; 800: a tie) (bench/results/2026-11-26-h200-active-bin-samples.txt, calls 8 and 12).
+// The lock class shares its slots' words too (a bit lock per word, lanes of a warp on 32 lock words: hot_bins.cuh)
+// where a word per thread leaves fewer than active_bin_lock_exclusive_min_block threads and the shared words qualify
+// as 4-byte cas's do (fewer than RF / 1.5 threads a word); else the floors by RF (active_bin_slots_min_block) apply.
+// Lent H100, 2026-11-26, N = 50M, seed 000's unpacked argmax, same run against 1e3b7b4, us: RF 63 H = 4096 / 5000 /
+// 6144 (352 / 288 / 224 threads a word each) 335 / 406 / 487 -> 307 / 312 / 324; H = 8192 / 12288 / 16384 (the told
+// plans before) 646 / 564 / 580 -> 332 / 357 / 387; RF 32 H = 4096 / 8192 474 / 772 -> 328 / 360; RF 16 H = 2048
+// 389 -> 320; RF 8 H = 1024 343 -> 321; Zipf(1.1) told RF 63 H = 6144 / 12288 697 / 1296 -> 379 / 495
+// (bench/results/2026-11-26-h100-lock-class-shared-slot-words.txt). A word each stays ahead from 448 threads (lent
+// H200): RF 63 H = 2560 / 3000 / 3500 (640 / 544 / 448 threads) 210 / 244 / 278 against 297 / 296 / 305 shared; at
+// 416 (RF 16 H = 1024) a tie, 297 against 304 (bench/results/2026-11-26-h200-lock-class-shared-slot-words.txt,
+// call 2). A compile-time tuning knob.
 inline constexpr int active_bin_exclusive_min_block = 768;
+#ifndef GHIST_XCG_EXCLUSIVE_MIN_BLOCK
+#define GHIST_XCG_EXCLUSIVE_MIN_BLOCK 416
+#endif
+inline constexpr int active_bin_lock_exclusive_min_block = GHIST_XCG_EXCLUSIVE_MIN_BLOCK;
 int active_bin_slots_min_block(const problem& p) {
   if (p.op_class == atomic_class::cas) return p.value_bytes >= 8 ? 704 : active_bin_exclusive_min_block;
   if (p.race_factor >= 48) return 224;
@@ -277,22 +293,24 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     return false;
   if (fast_copy_per_thread(p, dev, k)) return false;
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
-  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots). 4-byte
-  // cas (whose slots may share words: hot_bins.cuh) takes more active bins, in a larger table.
-  const bool shared_words = active_bin_slots_share_words(xcg, p.value_bytes);
-  const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
-  const std::size_t table_bytes = shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
-  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) || active > most_slots)
+  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots). Slots
+  // whose words may be shared (4-byte cas always, the lock class below a thread count: hot_bins.cuh) take more active
+  // bins, in a larger table.
+  const bool cas_shares = !xcg && p.value_bytes == 4;
+  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||
+      active > (cas_shares || xcg ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots))
     return false;
   // The slots start after the copy (the lock class's with its bit locks), at a multiple of the value's size: the
   // lock class's copy need not end at one, so a value's bytes more.
   const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
   const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
-  auto room_for = [&](int B) -> std::size_t {  // for the slots, 0 when the copy and table leave none
+  auto room_for = [&](int B, bool shared_words) -> std::size_t {  // for the slots, 0 when none is left
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
+    const std::size_t table_bytes = shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
     return slots_at + table_bytes < L ? L - slots_at - table_bytes : 0;
   };
-  auto make = [&](int B, std::size_t per_slot) {
+  auto make = [&](int B, bool shared_words, std::size_t per_slot) {
+    const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
     plan pl;
     pl.kind = strategy::shared_memory;
     pl.race_factor = p.race_factor;
@@ -303,8 +321,9 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     set_passes(pl, p.num_bins, 1);
     pl.shared_bytes = shared_budget_for(B, dev, 1).L / 16 * 16;
     pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
-    pl.hot_slots = static_cast<int>(std::min<std::size_t>(most_slots, room_for(B) / per_slot));
+    pl.hot_slots = static_cast<int>(std::min<std::size_t>(most_slots, room_for(B, shared_words) / per_slot));
     pl.hot_active_bins = true;
+    pl.hot_shared_words = shared_words;
     pl.hot_samples = active_bin_samples(active, B);
     pl.temp_bytes = xcg ? static_cast<std::size_t>(p.num_bins) * lock_bytes : 0;  // the destination's locks
     choose_merge_rows(p, k, pl);
@@ -313,18 +332,23 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   };
   const int min_block = active_bin_slots_min_block(p);
   int exclusive_block = 0;  // the most threads with a word each in every slot
-  for (int B = 1024; B >= min_block && exclusive_block == 0; B -= 32)
-    if (room_for(B) >= static_cast<std::size_t>(active) * B * p.value_bytes) exclusive_block = B;
-  if (exclusive_block > 0) return make(exclusive_block, static_cast<std::size_t>(exclusive_block) * p.value_bytes);
+  if (active <= hot_bin_max_active_slots)
+    for (int B = 1024; B >= min_block && exclusive_block == 0; B -= 32)
+      if (room_for(B, cas_shares) >= static_cast<std::size_t>(active) * B * p.value_bytes) exclusive_block = B;
   // 4-byte cas with fewer threads than that: 1024 threads sharing each slot's words (whole warps' worth, as many as
   // fit: hot_bins.cuh), while fewer than RF / 1.5 threads share a word. Same run against the told plans, lent H200,
   // us: RF 8 over 480 / 512 active bins (~10 threads a word) 233 / 236 -> 286 / 295, RF 16 over 512 (11) 291 -> 307,
   // but RF 32 over 512 (13) 431 -> 309, RF 63 over 256 / 317 / 390 / 512 (up to 22) 474 / 510 / 473 / 555 -> 263 /
   // 274 / 303 / 359 (bench/results/2026-11-26-h200-active-bin-samples.txt, call 14).
-  const std::size_t shared_per_slot = std::size_t{32} * p.value_bytes;
-  const std::size_t words = room_for(1024) / (static_cast<std::size_t>(active) * p.value_bytes) / 32 * 32;
-  if (shared_words && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024)
-    return make(1024, shared_per_slot);
+  // The lock class: a bit lock per shared word (4 bytes per 32 words, and up to 128 bytes of rounding: hot_bins.cuh).
+  const std::size_t shared_per_slot = std::size_t{32} * p.value_bytes + (xcg ? 4 : 0);
+  const std::size_t shared_room = room_for(1024, true) - std::min<std::size_t>(room_for(1024, true), xcg ? 128 : 0);
+  const std::size_t words = shared_room / (static_cast<std::size_t>(active) * shared_per_slot) * 32;
+  const bool can_share =
+      (cas_shares || xcg) && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024;
+  if (exclusive_block > 0 && (!xcg || !can_share || exclusive_block >= active_bin_lock_exclusive_min_block))
+    return make(exclusive_block, cas_shares, static_cast<std::size_t>(exclusive_block) * p.value_bytes);
+  if (can_share) return make(1024, true, shared_per_slot);
   return false;
 }
 
@@ -890,7 +914,8 @@ std::string plan::to_string() const {
          (thread_private ? " thread_private" : "") + (merge_rows ? " merge_rows" : "") +
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
-         (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string());
+         (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
+         (hot_shared_words ? " shared_words" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

@@ -80,16 +80,10 @@ inline constexpr int hot_bin_max_samples = 16;
 /// The hot-bin table at the end of a block's shared memory (its entries, the sample's candidates, the hot bins,
 /// counters); the plan reserves it, the slots take what the copies leave.
 inline constexpr std::size_t hot_bin_table_bytes = 3072;
-/// A slot per active bin with shared words (4-byte compare-and-swap values, plan::hot_active_bins) takes up to
-/// hot_bin_max_shared_word_slots active bins, with a table of twice the entries in this many bytes.
+/// A slot per active bin with shared words (plan::hot_shared_words) takes up to hot_bin_max_shared_word_slots active
+/// bins, with a table of twice the entries in this many bytes.
 inline constexpr int hot_bin_max_shared_word_slots = 512;
 inline constexpr std::size_t hot_bin_shared_words_table_bytes = 6176;
-/// Whether a slot per active bin may share its words (4-byte compare-and-swap values; the lock class's slots are
-/// plain read-modify-writes): such plans take the larger table and more active bins. The planner and the kernel both
-/// decide it here, since the table's place in shared memory depends on it.
-GHIST_HD constexpr bool active_bin_slots_share_words(bool lock_class, std::size_t value_bytes) {
-  return !lock_class && value_bytes == 4;
-}
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 
@@ -121,10 +115,14 @@ struct plan {
   /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
   int hot_slots = 0;
   /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
-  /// hot_bin_max_active_slots; hot_bin_max_shared_word_slots for 4-byte cas values): each block samples hot_samples
+  /// hot_bin_max_active_slots; hot_bin_max_shared_word_slots with hot_shared_words): each block samples hot_samples
   /// inputs per thread and takes every bin sampled, in blocks small enough for a word per thread in each slot, or
-  /// (4-byte cas) 1024 threads that share each slot's words (src/planner.cpp, active_bin_slots_plan).
+  /// 1024 threads that share each slot's words (hot_shared_words; src/planner.cpp, active_bin_slots_plan).
   bool hot_active_bins = false;
+  /// With hot_active_bins: a slot's words may be shared by several threads where a word per thread does not fit the
+  /// block's room (compare-and-swap for 4-byte cas values, a bit lock per word for the lock class), with the larger
+  /// table (hot_bin_shared_words_table_bytes) and up to hot_bin_max_shared_word_slots slots.
+  bool hot_shared_words = false;
   /// With hot_active_bins: inputs each thread samples at the start of a pass (1..hot_bin_max_samples), enough that the
   /// block's sample misses almost no active bin.
   int hot_samples = 0;

@@ -400,6 +400,10 @@ TEST(SanitizerLocks, SmallCases) {
       test_case c{d, 5003, 2048, ghist::strategy::automatic, how};
       c.race_factor = 63;
       check_against_cpu<unpacked_argmax>(c);
+      // Over 195 active bins: 1024 threads share each slot's words, with a bit lock per word.
+      test_case shared_words{d, 20011, 12288, ghist::strategy::automatic, how};
+      shared_words.race_factor = 63;
+      check_against_cpu<unpacked_argmax>(shared_words);
     }
   for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::partitioned})
     for (std::int64_t H : {31, 4096})
@@ -591,7 +595,11 @@ TEST(GpuVsCpu, ActiveBinSlots) {
 }
 // The lock class: the slots beside one copy with bit locks, which the bins the sample missed still take.
 TEST(GpuVsCpu, ActiveBinSlotsLockClass) {
-  active_bin_slots<unpacked_argmax>({255, 2048, 6144});  // H = 6144: 224 threads, 5 samples each
+  // H = 6144: 224 threads, 5 samples each; H = 12288: 1024 threads sharing each slot's words under bit locks.
+  active_bin_slots<unpacked_argmax>({255, 2048, 6144, 12288});
+  ghist::options told;
+  told.race_factor = 63.0;
+  EXPECT_TRUE(ghist::plan_for<unpacked_argmax>((1 << 20) + 7, 12288, told).hot_shared_words);
   active_bin_slots<point_sum_op>({1024});
 }
 

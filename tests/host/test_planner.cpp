@@ -1361,6 +1361,7 @@ TEST(PlannerH100, ActiveBinSlots) {
     EXPECT_EQ(pl.M, 1);
     EXPECT_EQ(pl.S, 1);
     EXPECT_TRUE(pl.defer_lost_updates);
+    EXPECT_TRUE(pl.hot_shared_words) << "4-byte cas: the kernel with shared words, which a block uses where short";
     const auto active = static_cast<int>(static_cast<double>(r.H) / r.rf);
     EXPECT_GE(pl.hot_slots, active);
     // Enough samples for ~10 hits per active bin, 4..16 per thread.
@@ -1382,6 +1383,7 @@ TEST(PlannerH100, ActiveBinSlots) {
   problem packed = paper_problem(atomic_class::cas, 2048, 63.0);
   packed.value_bytes = 8;
   EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "32 active bins of 8 bytes: 800 threads";
+  EXPECT_FALSE(ghist::make_plan(packed, dev).hot_shared_words) << "8-byte cas: a word per thread only";
   packed.num_bins = 4096;
   EXPECT_FALSE(ghist::make_plan(packed, dev).hot_active_bins) << "65: 416 threads";
   plan_overrides shape;
@@ -1391,15 +1393,27 @@ TEST(PlannerH100, ActiveBinSlots) {
   no_slots.hot_bins = -1;
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev, no_slots).hot_active_bins);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev).hot_active_bins) << "RF unknown";
-  // The lock class from 4 active bins (no slots beside its copies), its 8-byte pairs with the same thread floors.
-  for (const row r : {row{255, 63, 1024}, row{2048, 63, 800}, row{4096, 63, 352}, row{6144, 63, 224},
-                      row{12288, 63, 0}, row{2048, 32, 384}, row{4096, 32, 0}, row{2048, 16, 0}, row{251, 63, 0},
-                      row{127, 63, 0}}) {
+  // The lock class from 4 active bins (no slots beside its copies), its 8-byte pairs with a word per thread down to
+  // 416 threads, else 1024 threads sharing each slot's words under bit locks (as 4-byte cas: fewer than RF / 1.5
+  // threads a word), else the floors by RF.
+  for (const row r : {row{255, 63, 1024, false}, row{2048, 63, 800, false}, row{3500, 63, 448, false},
+                      row{4096, 63, 1024, true}, row{6144, 63, 1024, true}, row{12288, 63, 1024, true},
+                      row{16384, 63, 1024, true}, row{24576, 63, 0, false}, row{2048, 32, 1024, true},
+                      row{4096, 32, 1024, true}, row{1024, 16, 416, false}, row{2048, 16, 1024, true},
+                      row{1024, 8, 1024, true}, row{2048, 8, 0, false}, row{251, 63, 0, false},
+                      row{127, 63, 0, false}}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::xcg, r.H, r.rf), dev);
-    SCOPED_TRACE("xcg H=" + std::to_string(r.H) + " " + pl.to_string());
+    SCOPED_TRACE("xcg H=" + std::to_string(r.H) + " RF=" + std::to_string(r.rf) + " " + pl.to_string());
     EXPECT_EQ(pl.hot_active_bins, r.block > 0);
     if (r.block == 0) continue;
     EXPECT_EQ(pl.block, r.block);
+    EXPECT_EQ(pl.hot_shared_words, r.shared_words);
+    // The slots' room: a word per thread each, or at least a warp's worth and its bit locks when shared.
+    const std::size_t slots_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(r.H) * 8u + r.H / 8 + 4) + 8;
+    const std::size_t table = r.shared_words ? ghist::hot_bin_shared_words_table_bytes : ghist::hot_bin_table_bytes;
+    const std::size_t slot_bytes = r.shared_words ? 32u * 8u + 4u : static_cast<std::size_t>(pl.block) * 8u;
+    const auto active = static_cast<std::size_t>(static_cast<double>(r.H) / r.rf);
+    EXPECT_LE(slots_at + table + active * slot_bytes, pl.shared_bytes);
     EXPECT_EQ(pl.M, 1);
     EXPECT_FALSE(pl.defer_lost_updates);
     EXPECT_GE(pl.hot_slots, static_cast<int>(static_cast<double>(r.H) / r.rf));

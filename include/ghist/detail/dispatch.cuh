@@ -146,15 +146,17 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   if constexpr (atomic_class_of<Op> == atomic_class::cas) {
     if (pl.defer_lost_updates) {
       if (pl.hot_slots > 0) {
-        const bool shares = active_bin_slots_share_words(false, sizeof(T));
+        // Shared slot words are compiled for 4-byte values only (the packed argmax's loop lost 5% with the choice
+        // compiled in), and for them always: a block shares words only where a word per thread does not fit.
+        constexpr bool shares = sizeof(T) == 4;
         const int most = !pl.hot_active_bins ? hot_bin_max_slots
                          : shares            ? hot_bin_max_shared_word_slots
                                              : hot_bin_max_active_slots;
-        if (pl.block % 32 != 0 || pl.hot_slots > most)
-          throw error("a plan with hot-bin slots needs whole warps and at most " + std::to_string(most) + " slots (" +
-                      pl.to_string() + ")");
+        if (pl.block % 32 != 0 || pl.hot_slots > most || (pl.hot_active_bins && pl.hot_shared_words != shares))
+          throw error("a plan with hot-bin slots needs whole warps, at most " + std::to_string(most) +
+                      " slots, and shared slot words for 4-byte values only and always (" + pl.to_string() + ")");
         if (pl.hot_active_bins)
-          launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true>);
+          launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true, shares>);
         else
           launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);
       } else {
@@ -165,10 +167,14 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   }
   if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
     if (pl.hot_slots > 0) {  // a slot per active bin beside one locked copy
-      if (pl.block % 32 != 0 || !pl.hot_active_bins || pl.M != 1 || pl.hot_slots > hot_bin_max_active_slots)
-        throw error("a lock-class plan with hot-bin slots needs whole warps, one copy and a slot per active bin (" +
-                    pl.to_string() + ")");
-      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true, true>);
+      const int most = pl.hot_shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
+      if (pl.block % 32 != 0 || !pl.hot_active_bins || pl.M != 1 || pl.hot_slots > most)
+        throw error("a lock-class plan with hot-bin slots needs whole warps, one copy and a slot per active bin, at "
+                    "most " + std::to_string(most) + " (" + pl.to_string() + ")");
+      if (pl.hot_shared_words)
+        launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true, true, true>);
+      else
+        launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true, true>);
       return;
     }
   }

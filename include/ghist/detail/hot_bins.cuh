@@ -90,18 +90,20 @@ struct hot_bin_pass {
   int slot_words;  ///< words per slot: the block's threads (a word each), or fewer shared by tid % slot_words
 };
 
-/// `Locked`: the lock class's layout (bit locks after the copies' values, kernel_shared.cuh), whose slots are plain
-/// read-modify-writes too; it takes no lane replicas (a replica would need a lock) and never drops copies (its plans
-/// have one: plan::hot_active_bins).
+/// `Locked`: the lock class's layout (bit locks after the copies' values, kernel_shared.cuh), whose slots with a word
+/// per thread are plain read-modify-writes too; it takes no lane replicas and never drops copies (its plans have one:
+/// plan::hot_active_bins).
 ///
-/// `ShareSlots` (not for the lock class; a slot per active bin, plan::hot_active_bins): where the room is short for a
-/// word per thread, a slot takes fewer words (whole warps' worth), shared by the threads tid % words and updated with
-/// compare-and-swap like the replicas. A template parameter: the sampled hot bins' kernel (two blocks of 1024 per SM,
-/// 32 registers) spilled more with the choice made at run time and ran 10-45% slower (lent H200, 2026-11-26).
+/// `ShareSlots` (a slot per active bin, plan::hot_shared_words): where the room is short for a word per thread, a slot
+/// takes fewer words (whole warps' worth), shared by the threads tid % words and updated with compare-and-swap like
+/// the replicas, or (`Locked`) under a bit lock per word, placed after the slots' values (shared_slot). Lanes of a
+/// warp never share a word. A template parameter: the sampled hot bins' kernel (two blocks of 1024 per SM, 32
+/// registers) spilled more with the choice made at run time and ran 10-45% slower (lent H200, 2026-11-26).
 template <class T, bool Locked = false, bool ShareSlots = false>
 class hot_bin_slots {
-  static_assert(!(Locked && ShareSlots), "the lock class's slots are plain read-modify-writes: a word per thread");
   static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
+  // Bytes of the bit locks per 32 shared words of a slot (Locked && ShareSlots).
+  static constexpr int lock_bytes_per_32_words = Locked && ShareSlots ? 4 : 0;
   // ShareSlots: up to hot_bin_max_shared_word_slots active bins (seed 000's RF 63 at H = 24576: 390), in a table of
   // twice the entries (no collision for seed 000's active bins).
   static constexpr int hash_bits = ShareSlots ? hot_bin_hash_bits + 1 : hot_bin_hash_bits;
@@ -191,6 +193,12 @@ class hot_bin_slots {
     shared_word_ = exclusive ? tid % 32 : tid % pass.slot_words;
     T* subs = reinterpret_cast<T*>(shared_);
     for (int i = tid; i < pass.slots * pass.slot_words + pass.lane_bins * 32; i += B) subs[first + i] = identity;
+    if constexpr (Locked && ShareSlots) {  // the shared words' bit locks, after the slots' values, all free
+      first_ = first;
+      slot_locks_ = reinterpret_cast<int*>(subs + first + pass.slots * pass.slot_words);
+      if (!exclusive)  // whole groups of 32 lock words (shared_slot): pick leaves room for them
+        for (int i = tid; i < (pass.slots * pass.slot_words + 1023) / 1024 * 32; i += B) slot_locks_[i] = 0;
+    }
     return pass;
   }
 
@@ -200,10 +208,19 @@ class hot_bin_slots {
     const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
-    own = Locked || word < own_end_;  // the slots come before the replicas (the lock class takes none)
+    own = (Locked && !ShareSlots) || word < own_end_;  // the slots come before the replicas (the lock class: none)
     // Without ShareSlots the shared word is the lane, from threadIdx (a register less in the loop).
     word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
     return true;
+  }
+
+  /// Locked && ShareSlots: a shared slot word that find gave (own false) with its bit lock, as the lock class's
+  /// updates take it (bin_slot). The bits are laid out across lock words: word w of each 1024 takes bit w / 32 of lock
+  /// word w % 32, so the lanes of a warp on one bin (consecutive words) take bits of 32 different lock words, and
+  /// their atomics do not queue on one address.
+  __device__ __forceinline__ bin_slot<T> shared_slot(T* subs, int word) const {
+    const int at = word - first_;
+    return bin_slot<T>{subs + word, slot_locks_ + ((at >> 10) << 5 | (at & 31)), 1u << ((at >> 5) & 31)};
   }
 
   /// Folds the pass's slots and replicas into their bins of copy 0 (no other thread may touch those bins now: call it
@@ -267,19 +284,29 @@ class hot_bin_slots {
                               sizeof(T));
     };
     while (!Locked && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
-    // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit.
+    // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit (with their bit
+    // locks: Locked).
+    // (Locked: the lock words come in groups of 32, one per 1024 words of all the slots: shared_slot. A group more
+    // than the slots' words need, on top of their share.)
+    const int lock_group_values = Locked && ShareSlots ? 32 * 4 / static_cast<int>(sizeof(T)) : 0;
     int words = B;
     if (ShareSlots && slots > 0 && room(copies) < slots * B) {
-      const int fit = room(copies) / slots / 32 * 32;
+      const int fit = static_cast<int>(static_cast<std::size_t>((room(copies) - lock_group_values - (Locked ? 1 : 0)) / slots) *
+                                       sizeof(T) / (32 * sizeof(T) + lock_bytes_per_32_words)) * 32;
       if (fit >= 32) words = fit;
     }
+    auto slots_room = [&](int n) {  // in values
+      if (words == B) return n * words;
+      return n * words + (n * words / 32 * lock_bytes_per_32_words + static_cast<int>(sizeof(T)) - 1) /
+                             static_cast<int>(sizeof(T)) + lock_group_values;
+    };
     // Still short: the weaker slots become replicas (they rank right after the slots), then fewer replicas, then
     // fewer slots.
-    while (slots > min_slots && room(copies) < slots * words + strong_lanes() * 32) --slots;
-    if (room(copies) < slots * words) slots = room(copies) / words;
+    while (slots > min_slots && room(copies) < slots_room(slots) + strong_lanes() * 32) --slots;
+    while (slots > 0 && room(copies) < slots_room(slots)) --slots;
     const int lanes_offered = strong_n == 0 ? 0 : offered - slots;
     int lane_bins = lanes_offered < hot_bin_max_lane_bins ? lanes_offered : hot_bin_max_lane_bins;
-    if (room(copies) < slots * words + lane_bins * 32) lane_bins = (room(copies) - slots * words) / 32;
+    if (room(copies) < slots_room(slots) + lane_bins * 32) lane_bins = (room(copies) - slots_room(slots)) / 32;
     if (slots == 0 || Locked || words < B) lane_bins = 0;  // shared slot words: the replicas' offset is theirs
     // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
     const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
@@ -337,6 +364,8 @@ class hot_bin_slots {
   unsigned multiplier_ = 0;
   int own_end_ = 0;      // the first word after the slots with a word per thread (find)
   int shared_word_ = 0;  // this thread's word in a shared slot or replica: tid % slot_words, or its lane
+  int first_ = 0;              // Locked && ShareSlots: the slots' first value, and their words' bit locks
+  int* slot_locks_ = nullptr;
 };
 
 }  // namespace ghist::detail

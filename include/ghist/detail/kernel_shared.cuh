@@ -56,9 +56,10 @@ inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thr
 // and takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
 // (plan::hot_slots, hot_bins.cuh). ActiveBins (with HotBins: plan::hot_active_bins, one block per SM): a slot for
 // every sampled bin, `active_samples` inputs sampled per thread; compiled for one block per SM (64 registers: at 32
-// the loop spilled).
+// the loop spilled). SharedSlotWords (with ActiveBins: plan::hot_shared_words): a slot's words may be shared by
+// several threads (compare-and-swap, or the lock class's bit locks).
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false,
-          bool ActiveBins = false>
+          bool ActiveBins = false, bool SharedSlotWords = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
                                   (ActiveBins ? 1 : shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
@@ -91,11 +92,11 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
   // threads: about hits / M of them on the bin at once), and at least hot_bin_slot_min_hits / _lane_min_hits; where
   // room is left, a replica with hot_bin_weak_min_hits.
-  // ActiveBins (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample, and (cas class)
-  // a slot's words shared among threads where a word per thread does not fit.
+  // ActiveBins (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample, and
+  // (SharedSlotWords) a slot's words shared among threads where a word per thread does not fit.
   constexpr bool active = ActiveBins;
-  // (4-byte values only: the packed argmax's loop lost 5% with the choice compiled in.)
-  using hot_bins_t = hot_bin_slots<T, locked, ActiveBins && active_bin_slots_share_words(locked, sizeof(T))>;
+  static_assert(ActiveBins || !SharedSlotWords, "shared slot words go with a slot per active bin");
+  using hot_bins_t = hot_bin_slots<T, locked, SharedSlotWords>;
   hot_bins_t hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = active                    ? hot_bin_active_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
@@ -125,8 +126,11 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       if (i < lock_words) locks[i] = 0;
     }
     __syncthreads();
+    // The lock class's shared slot words travel as their word index (at or after the copy's len bins: M = 1).
     auto slot = [&](std::int64_t b) {
       const int at = sub_offset + static_cast<int>(b);
+      if constexpr (locked && SharedSlotWords)
+        if (b >= len) return hot.shared_slot(subs, at);
       if constexpr (locked) return bin_slot<T>{subs + at, locks + (at >> 5), 1u << (at & 31)};
       else return bin_slot<T>{subs + at, nullptr};
     };
@@ -159,17 +163,23 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
         if constexpr (xcg) {  // use_warp_aggregation's shared-memory case
-          // HotBins: a slotted bin's input goes to the thread's slot; every lane still reaches the one send below, so
-          // that the warp sends together (a second call site split it: bench/results/
-          // 2026-11-25-h100-experiment-xcg-hot-bins.txt).
-          bool to_slot = false;
+          // HotBins: an input of a bin with a slot goes to the thread's own word (a plain read-modify-write) or, as
+          // its word index, to a shared word (SharedSlotWords: under its bit lock, `slot` above), whose runs are then
+          // carried like the copy's bins. Every lane still reaches the one send below, so that the warp sends
+          // together (a second call site split it: bench/results/2026-11-25-h100-experiment-xcg-hot-bins.txt).
+          // Runs carried before the lookup instead (so that an own word's runs are carried too) took one bin from
+          // 442 to 138 us but seed 000's uniform RF 63 at H = 1024 / 2048 from 173 / 200 to 187 / 212 (lent H200,
+          // 2026-11-26, bench/results/2026-11-26-h200-lock-class-shared-slot-words.txt, call 2).
+          std::int64_t target = in_chunk ? b : -1;
           if constexpr (HotBins) {
             int word;
             bool own;
-            to_slot = hot_pass.slots > 0 && in_chunk && hot.find(static_cast<int>(b), word, own);
-            if (to_slot) subs[word] = op(subs[word], u.value);  // own: the lock class takes no replicas
+            if (hot_pass.slots > 0 && in_chunk && hot.find(static_cast<int>(b), word, own)) {
+              if (own) subs[word] = op(subs[word], u.value);
+              target = own ? -1 : word;
+            }
           }
-          send_run(op, carry.take(op, in_chunk && !to_slot ? b : -1, u.value), len, slot);
+          send_run(op, carry.take(op, target, u.value), len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
