@@ -291,8 +291,10 @@ class hot_bin_slots {
     const int lock_group_values = Locked && ShareSlots ? 32 * 4 / static_cast<int>(sizeof(T)) : 0;
     int words = B;
     if (ShareSlots && slots > 0 && room(copies) < slots * B) {
-      const int fit = static_cast<int>(static_cast<std::size_t>((room(copies) - lock_group_values - (Locked ? 1 : 0)) / slots) *
-                                       sizeof(T) / (32 * sizeof(T) + lock_bytes_per_32_words)) * 32;
+      // (Locked: a value less for the rounding of the lock words' bytes to values in slots_room.)
+      const int per_slot = (room(copies) - lock_group_values - (Locked ? 1 : 0)) / slots;
+      const std::size_t per_32_words = 32 * sizeof(T) + lock_bytes_per_32_words;
+      const int fit = static_cast<int>(static_cast<std::size_t>(per_slot) * sizeof(T) / per_32_words) * 32;
       if (fit >= 32) words = fit;
     }
     auto slots_room = [&](int n) {  // in values
