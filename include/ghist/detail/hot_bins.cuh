@@ -13,11 +13,15 @@
 // (up to 240): lent H200, 2026-11-26, RF 63 H = 6144 / 12288 1263 / 1358 -> 492 / 712 us, Zipf(1.1) at H = 12288
 // 0.66-0.70x (bench/results/2026-11-26-h200-dense-hot-bins.txt).
 //
+// A told race factor over a few hundred active bins (plan::hot_active_bins) gives every sampled bin a slot, for the
+// lock class too (its one locked copy keeps the bins the sample missed); where a word per thread does not fit, a
+// slot's words are shared (plan::hot_shared_words: compare-and-swap, or the lock class's bit locks after the slots).
+//
 // Shared memory: the plan's copies, then (when the sample finds hot bins) the slots, slot-major so that a warp's lanes
-// use consecutive words, and the lane replicas; the table sits at the end of the block's shared memory. The plan
-// gives the block all the shared memory its share of the SM allows; where the copies leave too little of it, the pass
-// drops copies for the slots (a skewed input gains more from the slots than from the copies). Blocks of whole warps
-// only (the first warp picks the bins with full-warp shuffles).
+// use consecutive words, and the lane replicas (or the shared words' bit locks); the table sits at the end of the
+// block's shared memory. The plan gives the block all the shared memory its share of the SM allows; where the copies
+// leave too little of it, the pass drops copies for the slots (a skewed input gains more from the slots than from the
+// copies). Blocks of whole warps only (the first warp picks the bins with full-warp shuffles).
 #pragma once
 
 #include <cstdint>
