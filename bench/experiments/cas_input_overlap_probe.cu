@@ -17,14 +17,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    cudaError_t e = (x);                                                   \
-    if (e != cudaSuccess) {                                                \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e));                  \
-      std::exit(1);                                                        \
-    }                                                                      \
-  } while (0)
+#include "probe_check.cuh"
 
 constexpr unsigned H = 12288;
 constexpr unsigned cap = (1u << 24) - 1;

@@ -17,14 +17,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    cudaError_t e = (x);                                                   \
-    if (e != cudaSuccess) {                                                \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e));                  \
-      std::exit(1);                                                        \
-    }                                                                      \
-  } while (0)
+#include "probe_check.cuh"
 
 enum kind { atomic_add, cas_loop, cas_loop_four, load_store, kinds };
 const char* kind_names[] = {"atomicAdd (hardware atomic)", "compare-and-swap loop, one update in flight",
