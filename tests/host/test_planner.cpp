@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "error_expectations.hpp"
 #include "ghist/detail/partition_layout.hpp"
+#include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/device_info.hpp"
 #include "ghist/error.hpp"
 #include "ghist/plan.hpp"
@@ -1330,6 +1332,33 @@ TEST(PlannerH100, HotBinsOverride) {
                                  "hot_bins");
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::hdw, 2048), dev, bad); },
                                  "hot_bins");
+}
+
+// The lock class's shared slot words (detail/slot_lock_layout.hpp): each word its own lock bit, inside the lock words
+// the kernel clears, in at most the room its pick leaves (4 bytes per 32 words and a group of 32 lock words more); and
+// the 32 consecutive words of a warp's lanes on 32 different lock words.
+TEST(SlotLockLayout, EveryWordItsOwnBitAWarpOnDifferentLockWords) {
+  using ghist::detail::slot_lock_bit;
+  using ghist::detail::slot_lock_word;
+  using ghist::detail::slot_lock_words;
+  // Slots x words per slot: seed 000's RF 63 at H = 12288 (195 x 64) and 6144 (97 x 224), one warp's worth, a group.
+  for (const int total : {195 * 64, 97 * 224, 32, 1024, 1056, 512 * 32}) {
+    SCOPED_TRACE(total);
+    std::set<std::pair<int, unsigned>> taken;
+    const int lock_words = slot_lock_words(total);
+    EXPECT_LE(lock_words * 4, total / 32 * 4 + 128);
+    for (int at = 0; at < total; ++at) {
+      const unsigned bit = slot_lock_bit(at);
+      ASSERT_TRUE(bit != 0 && (bit & (bit - 1)) == 0) << at;
+      ASSERT_LT(slot_lock_word(at), lock_words) << at;
+      ASSERT_TRUE(taken.insert({slot_lock_word(at), bit}).second) << "word " << at << " shares a lock bit";
+    }
+    for (int warp = 0; warp < total; warp += 32) {
+      std::set<int> words;
+      for (int lane = 0; lane < 32; ++lane) words.insert(slot_lock_word(warp + lane));
+      EXPECT_EQ(words.size(), 32u) << "the warp at word " << warp;
+    }
+  }
 }
 
 TEST(PlannerH100, ActiveBinSlots) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/plan.hpp"
 
@@ -200,8 +201,8 @@ class hot_bin_slots {
     if constexpr (Locked && ShareSlots) {  // the shared words' bit locks, after the slots' values, all free
       first_ = first;
       slot_locks_ = reinterpret_cast<int*>(subs + first + pass.slots * pass.slot_words);
-      if (!exclusive)  // whole groups of 32 lock words (shared_slot): pick leaves room for them
-        for (int i = tid; i < (pass.slots * pass.slot_words + 1023) / 1024 * 32; i += B) slot_locks_[i] = 0;
+      if (!exclusive)  // whole groups of 32 lock words: pick leaves room for them
+        for (int i = tid; i < slot_lock_words(pass.slots * pass.slot_words); i += B) slot_locks_[i] = 0;
     }
     return pass;
   }
@@ -218,13 +219,11 @@ class hot_bin_slots {
     return true;
   }
 
-  /// Locked && ShareSlots: a shared slot word that find gave (own false) with its bit lock, as the lock class's
-  /// updates take it (bin_slot). The bits are laid out across lock words: word w of each 1024 takes bit w / 32 of lock
-  /// word w % 32, so the lanes of a warp on one bin (consecutive words) take bits of 32 different lock words, and
-  /// their atomics do not queue on one address.
+  /// Locked && ShareSlots: a shared slot word that find gave (own false) with its bit lock (slot_lock_layout.hpp),
+  /// as the lock class's updates take it (bin_slot).
   __device__ __forceinline__ bin_slot<T> shared_slot(T* subs, int word) const {
     const int at = word - first_;
-    return bin_slot<T>{subs + word, slot_locks_ + ((at >> 10) << 5 | (at & 31)), 1u << ((at >> 5) & 31)};
+    return bin_slot<T>{subs + word, slot_locks_ + slot_lock_word(at), slot_lock_bit(at)};
   }
 
   /// Folds the pass's slots and replicas into their bins of copy 0 (no other thread may touch those bins now: call it
