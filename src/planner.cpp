@@ -23,6 +23,7 @@
 #include <string>
 
 #include "ghist/detail/partition_layout.hpp"
+#include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/error.hpp"
 
 namespace ghist {
@@ -340,9 +341,12 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   // us: RF 8 over 480 / 512 active bins (~10 threads a word) 233 / 236 -> 286 / 295, RF 16 over 512 (11) 291 -> 307,
   // but RF 32 over 512 (13) 431 -> 309, RF 63 over 256 / 317 / 390 / 512 (up to 22) 474 / 510 / 473 / 555 -> 263 /
   // 274 / 303 / 359 (bench/results/2026-11-26-h200-active-bin-samples.txt, call 14).
-  // The lock class: a bit lock per shared word (4 bytes per 32 words, and up to 128 bytes of rounding: hot_bins.cuh).
-  const std::size_t shared_per_slot = std::size_t{32} * p.value_bytes + (xcg ? 4 : 0);
-  const std::size_t shared_room = room_for(1024, true) - std::min<std::size_t>(room_for(1024, true), xcg ? 128 : 0);
+  // The lock class: a bit lock per shared word, with its rounding (detail/slot_lock_layout.hpp).
+  const std::size_t shared_per_slot =
+      std::size_t{32} * p.value_bytes + (xcg ? detail::slot_lock_bytes_per_32_words : 0);
+  const std::size_t room_1024 = room_for(1024, true);
+  const std::size_t shared_room =
+      room_1024 - std::min<std::size_t>(room_1024, xcg ? detail::slot_lock_group_bytes : 0);
   const std::size_t words = shared_room / (static_cast<std::size_t>(active) * shared_per_slot) * 32;
   const bool can_share =
       (cas_shares || xcg) && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024;

@@ -1346,7 +1346,8 @@ TEST(SlotLockLayout, EveryWordItsOwnBitAWarpOnDifferentLockWords) {
     SCOPED_TRACE(total);
     std::set<std::pair<int, unsigned>> taken;
     const int lock_words = slot_lock_words(total);
-    EXPECT_LE(lock_words * 4, total / 32 * 4 + 128);
+    EXPECT_LE(lock_words * 4, total / 32 * ghist::detail::slot_lock_bytes_per_32_words +
+                                  ghist::detail::slot_lock_group_bytes);
     for (int at = 0; at < total; ++at) {
       const unsigned bit = slot_lock_bit(at);
       ASSERT_TRUE(bit != 0 && (bit & (bit - 1)) == 0) << at;

@@ -107,8 +107,8 @@ struct hot_bin_pass {
 template <class T, bool Locked = false, bool ShareSlots = false>
 class hot_bin_slots {
   static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
-  // Bytes of the bit locks per 32 shared words of a slot (Locked && ShareSlots).
-  static constexpr int lock_bytes_per_32_words = Locked && ShareSlots ? 4 : 0;
+  // Bytes of the bit locks per 32 shared words of a slot (Locked && ShareSlots; slot_lock_layout.hpp).
+  static constexpr int lock_bytes_per_32_words = Locked && ShareSlots ? slot_lock_bytes_per_32_words : 0;
   // ShareSlots: up to hot_bin_max_shared_word_slots active bins (seed 000's RF 63 at H = 24576: 390), in a table of
   // twice the entries (no collision for seed 000's active bins).
   static constexpr int hash_bits = ShareSlots ? hot_bin_hash_bits + 1 : hot_bin_hash_bits;
@@ -288,10 +288,8 @@ class hot_bin_slots {
     };
     while (!Locked && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
     // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit (with their bit
-    // locks: Locked).
-    // (Locked: the lock words come in groups of 32, one per 1024 words of all the slots: shared_slot. A group more
-    // than the slots' words need, on top of their share.)
-    const int lock_group_values = Locked && ShareSlots ? 32 * 4 / static_cast<int>(sizeof(T)) : 0;
+    // locks: Locked, whose lock words come in whole groups: a group more than the slots' words need).
+    const int lock_group_values = Locked && ShareSlots ? slot_lock_group_bytes / static_cast<int>(sizeof(T)) : 0;
     int words = B;
     if (ShareSlots && slots > 0 && room(copies) < slots * B) {
       // (Locked: a value less for the rounding of the lock words' bytes to values in slots_room.)

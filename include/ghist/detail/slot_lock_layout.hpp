@@ -13,6 +13,11 @@
 
 namespace ghist::detail {
 
+/// The room the lock bits take, as the planner and the block's pick count it: a lock word (4 bytes) per 32 shared
+/// words, and one group of 32 lock words more for the rounding to whole groups.
+inline constexpr int slot_lock_bytes_per_32_words = 4;
+inline constexpr int slot_lock_group_bytes = 32 * slot_lock_bytes_per_32_words;
+
 GHIST_HD constexpr int slot_lock_word(int at) { return (at >> 10) << 5 | (at & 31); }
 GHIST_HD constexpr unsigned slot_lock_bit(int at) { return 1u << ((at >> 5) & 31); }
 /// Lock words that `shared_words` slot words need: whole groups of 32.
