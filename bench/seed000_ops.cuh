@@ -19,6 +19,7 @@
 #include <string>
 
 #include "ghist/atomic_class.hpp"
+#include "ghist/invariant_divisor.hpp"
 #include "ghist/operators.hpp"
 #include "ghist/update.hpp"
 
@@ -73,13 +74,20 @@ static_assert(sizeof(index_value) == 8, "index_value has no padding (results are
 // ---- bin functions ----
 
 /// bin = (x % active) * rf, active = max(1, H / RF): seed 000's bins, 32-bit arithmetic.
+/// The modulo divides by a precomputed multiplier (ghist::invariant_divisor): the plain `x % active` of a kernel
+/// parameter compiled to ~20 instructions per input (a reciprocal recomputed each time under the kernels' register
+/// caps), a quarter of the compare-and-swap class's instructions per input on the lent H100 (bench/NOTES.md).
 struct seed000_bin {
   std::uint32_t active, rf;
+  ghist::invariant_divisor by_active;
   static seed000_bin make(std::int64_t H, std::int64_t RF) {
     const std::int64_t active = H / RF > 1 ? H / RF : 1;
-    return {static_cast<std::uint32_t>(active), static_cast<std::uint32_t>(RF)};
+    return {static_cast<std::uint32_t>(active), static_cast<std::uint32_t>(RF),
+            ghist::invariant_divisor::make(static_cast<std::uint32_t>(active))};
   }
-  __host__ __device__ __forceinline__ std::uint32_t operator()(std::uint32_t x) const { return (x % active) * rf; }
+  __host__ __device__ __forceinline__ std::uint32_t operator()(std::uint32_t x) const {
+    return by_active.remainder(x) * rf;
+  }
 };
 
 struct hdw_fn {
