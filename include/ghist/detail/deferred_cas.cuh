@@ -110,8 +110,8 @@ class deferred_cas_updater {
     const unsigned mask = existing_lanes_mask();
     __syncwarp(mask);
     T v = kept;
-    // Word indices are below 2^31 (shared memory), so the 32-bit match: `bins` only has to say so.
-    if (fold_equal_bins(op_, mask, kept_at, std::int64_t{0x7fffffff}, v, 1) && kept_at >= 0)
+    // Word indices are below 2^31 (shared memory): an int bin, the 32-bit match.
+    if (fold_equal_bins(op_, mask, kept_at, 0x7fffffff, v, 1) && kept_at >= 0)
       atomic_update<memory_level::shared>(op_, words + kept_at, v, nullptr);
     kept_at = -1;
     kept = Op::identity();

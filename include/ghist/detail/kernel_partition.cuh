@@ -391,7 +391,7 @@ class group_in_shared {
       return bin_slot<T>{subs_ + at, locked ? locks_ + at : nullptr};
     };
     if constexpr (use_warp_aggregation<Op, memory_level::shared>)
-      warp_aggregated_update<memory_level::shared>(op_, b, len_, u.value, slot);
+      warp_aggregated_update<memory_level::shared>(op_, std::int64_t{b}, len_, u.value, slot);
     else if constexpr (cas) deferred_.update(subs_, sub_at_ + b, u.value);  // a lost update waits in registers
     else atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, u.value, nullptr);
   }

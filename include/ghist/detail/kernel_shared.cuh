@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/atomic_update.cuh"
@@ -127,23 +128,31 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
     }
     __syncthreads();
     // The lock class's shared slot words travel as their word index (at or after the copy's len bins: M = 1).
-    auto slot = [&](std::int64_t b) {
+    // A chunk's bins and word indices fit an int (a block has at most 227 KiB of shared memory).
+    const int len32 = static_cast<int>(len);
+    auto slot = [&](auto b) {
       const int at = sub_offset + static_cast<int>(b);
       if constexpr (locked && SharedSlotWords)
-        if (b >= len) return hot.shared_slot(subs, at);
+        if (static_cast<int>(b) >= len32) return hot.shared_slot(subs, at);
       if constexpr (locked) return bin_slot<T>{subs + at, locks + (at >> 5), 1u << (at & 31)};
       else return bin_slot<T>{subs + at, nullptr};
     };
     // The lock class and warp-private copies fold a thread's runs of equal bins in registers first (run_carry.cuh).
-    run_carry<Op> carry;
+    // The lock class's kernels with slots carry and send 32-bit bins (a chunk's bins and word indices fit an int):
+    // seed 000's unpacked argmax at RF 63, H = 505..16384, 5-10% faster, told-RF one bin and Zipf(1.1) 5-9% (lent
+    // H100, 2026-11-26, bench/results/2026-11-26-h100-xcg-32-bit-bins-ab.txt). The plain lock loop keeps 64-bit
+    // bins: with 32-bit ones its one-bin runs (RF unknown) were 4-7% slower, uniform input within 3%.
+    using carry_bin = std::conditional_t<!WarpPrivate && HotBins, int, std::int64_t>;
+    const carry_bin carry_len = static_cast<carry_bin>(len);
+    run_carry<Op, carry_bin> carry;
     if constexpr (WarpPrivate) {
-      auto send = [&](const bin_update<T>& out) {
+      auto send = [&](const auto& out) {
         warp_private_update(op, subs + sub_offset, out.bin >= 0, out.bin, len, out.value);
       };
       src.for_each_uniform(rank, threads, [&](bool valid, const bin_update<T>& u) {
         const std::int64_t b = u.bin - lo;
         const bool in_chunk = valid && static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
-        const bin_update<T> out = carry.take(op, in_chunk ? b : -1, u.value);
+        const auto out = carry.take(op, in_chunk ? b : -1, u.value);
         if (__any_sync(0xffffffffu, out.bin >= 0)) send(out);  // the warp skips steps where every lane carries on
       });
       send(carry.drain());
@@ -170,7 +179,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           // Runs carried before the lookup instead (so that an own word's runs are carried too) took one bin from
           // 442 to 138 us but seed 000's uniform RF 63 at H = 1024 / 2048 from 173 / 200 to 187 / 212 (lent H200,
           // 2026-11-26, bench/results/2026-11-26-h200-lock-class-shared-slot-words.txt, call 2).
-          std::int64_t target = in_chunk ? b : -1;
+          carry_bin target = in_chunk ? static_cast<carry_bin>(b) : -1;
           if constexpr (HotBins) {
             int word;
             bool own;
@@ -179,7 +188,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               target = own ? -1 : word;
             }
           }
-          send_run(op, carry.take(op, target, u.value), len, slot);
+          send_run(op, carry.take(op, target, u.value), carry_len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
@@ -213,7 +222,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       else if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
-        send_run(op, carry.drain(), len, slot);
+        send_run(op, carry.drain(), carry_len, slot);
       }
     }
     __syncthreads();

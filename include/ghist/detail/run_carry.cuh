@@ -17,34 +17,43 @@
 
 namespace ghist::detail {
 
-template <class Op>
+/// A run that run_carry gives out: its bin (-1: none) and its fold.
+template <class T, class Bin>
+struct carried_run {
+  Bin bin;
+  T value;
+};
+
+/// `Bin`: the bins' type; an int where they are a chunk's bins or word indices in shared memory, so that the
+/// compares per input stay 32-bit (the lock class's loop is bound by instruction issue).
+template <class Op, class Bin = std::int64_t>
 class run_carry {
  public:
   using T = typename Op::value_type;
 
   /// Takes the input (b, v), b < 0 for "none". Returns the update to send now: the carried run when b starts a new
   /// one, else an update with bin -1 (nothing to send).
-  __device__ __forceinline__ bin_update<T> take(Op op, std::int64_t b, const T& v) {
+  __device__ __forceinline__ carried_run<T, Bin> take(Op op, Bin b, const T& v) {
     if (b < 0) return {-1, v};
     if (b == bin_) {
       value_ = op(value_, v);
       return {-1, v};
     }
-    const bin_update<T> out{bin_, value_};
+    const carried_run<T, Bin> out{bin_, value_};
     bin_ = b;
     value_ = v;
     return out;
   }
 
   /// The carried run (bin -1 when there is none), and the carry is empty again.
-  __device__ __forceinline__ bin_update<T> drain() {
-    const bin_update<T> out{bin_, value_};
+  __device__ __forceinline__ carried_run<T, Bin> drain() {
+    const carried_run<T, Bin> out{bin_, value_};
     bin_ = -1;
     return out;
   }
 
  private:
-  std::int64_t bin_ = -1;
+  Bin bin_ = -1;
   T value_ = Op::identity();
 };
 
@@ -64,8 +73,8 @@ __device__ __forceinline__ void converge_block_warp() {
 /// that the warp stays converged. Calling it only on the lanes with a run let the warp split at every input where
 /// some lane went on with its run, and the halves then took each later update separately: uniform input, H = 31,
 /// 217 -> 717 us (lent H100, 2026-11-25, seed 000's unpacked argmax, bench/results/2026-11-25-h100-carry-diverged.txt).
-template <class Op, class Slot>
-__device__ __forceinline__ void send_run(Op op, const bin_update<typename Op::value_type>& run, std::int64_t bins,
+template <class Op, class Bin, class Slot>
+__device__ __forceinline__ void send_run(Op op, const carried_run<typename Op::value_type, Bin>& run, Bin bins,
                                          Slot&& slot) {
   if (__any_sync(__activemask(), run.bin >= 0))
     warp_aggregated_update<memory_level::shared>(op, run.bin, bins, run.value, slot);

@@ -45,13 +45,17 @@ __device__ __forceinline__ T shuffle_any(unsigned mask, const T& value, int src_
 }
 
 /// The lanes of `mask` fold the values of lanes that share a bin: returns true on one lane per distinct bin (the
-/// lowest), whose `acc` then holds the fold of its group. `bins` bounds the valid bins (-1 marks "no update").
-template <class Op>
-__device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64_t bin, std::int64_t bins,
-                                                typename Op::value_type& acc, unsigned min_group) {
+/// lowest), whose `acc` then holds the fold of its group. `bins` bounds the valid bins (-1 marks "no update"); a
+/// 32-bit Bin (a chunk's bin in shared memory) keeps the comparisons in 32 bits.
+template <class Op, class Bin>
+__device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, Bin bin, Bin bins, typename Op::value_type& acc,
+                                                unsigned min_group) {
   // The 32-bit match is the fast one; chunks of 2^32 - 1 bins or more need all 64 bits (a uniform branch).
-  const unsigned peers = bins < 0xffffffffll ? __match_any_sync(mask, static_cast<unsigned>(bin))
-                                             : __match_any_sync(mask, static_cast<unsigned long long>(bin));
+  unsigned peers;
+  if constexpr (sizeof(Bin) <= 4) peers = __match_any_sync(mask, static_cast<unsigned>(bin));
+  else
+    peers = bins < 0xffffffffll ? __match_any_sync(mask, static_cast<unsigned>(bin))
+                                : __match_any_sync(mask, static_cast<unsigned long long>(bin));
   const unsigned largest = __reduce_max_sync(mask, static_cast<unsigned>(__popc(peers)));
   if (largest < min_group) return true;  // few collisions: every lane keeps its own value
   const int lane = threadIdx.x % 32;
@@ -93,9 +97,9 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, std::int64
 /// The lanes leave together: a lane that waits for a lock must not let its warp-mates run ahead into the next input,
 /// where they would aggregate without it and spin beside it (one-bin inputs on the lock path took 235 ms at
 /// H = 12288 on the lent H100 before this): __syncwarp, and for the lock class retries in rounds of the whole warp.
-template <memory_level Level, class Op, class Slot>
-__device__ __forceinline__ void warp_aggregated_update(Op op, std::int64_t bin, std::int64_t bins,
-                                                       typename Op::value_type value, Slot&& slot) {
+template <memory_level Level, class Op, class Bin, class Slot>
+__device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins, typename Op::value_type value,
+                                                       Slot&& slot) {
   const unsigned mask = __activemask();
   if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
     bool pending = bin >= 0;
