@@ -195,7 +195,8 @@ class hot_bin_slots {
     const bool exclusive = pass.slot_words == B;
     multiplier_ = static_cast<unsigned>(counters_[4]);
     own_end_ = first + (exclusive ? pass.slots * B : 0);
-    shared_word_ = exclusive ? tid % 32 : tid % pass.slot_words;
+    // Locked && ShareSlots: the word in a slot, the thread's own (tid) or its share (find).
+    shared_word_ = exclusive ? (Locked && ShareSlots ? tid : tid % 32) : tid % pass.slot_words;
     T* subs = reinterpret_cast<T*>(shared_);
     for (int i = tid; i < pass.slots * pass.slot_words + pass.lane_bins * 32; i += B) subs[first + i] = identity;
     if constexpr (Locked && ShareSlots) {  // the shared words' bit locks, after the slots' values, all free
@@ -213,7 +214,14 @@ class hot_bin_slots {
     const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
-    own = (Locked && !ShareSlots) || word < own_end_;  // the slots come before the replicas (the lock class: none)
+    if constexpr (Locked && ShareSlots) {
+      // No replicas in the lock class: a pass's slot words are all the thread's own or all shared (fewer
+      // instructions per input than comparing the word with own_end_: the lock class's loop is bound by issue).
+      own = own_end_ > first_;
+      word += shared_word_;
+      return true;
+    }
+    own = Locked || word < own_end_;  // the slots come before the replicas (the lock class: none)
     // Without ShareSlots the shared word is the lane, from threadIdx (a register less in the loop).
     word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
     return true;
@@ -366,7 +374,8 @@ class hot_bin_slots {
   int* counters_;
   unsigned multiplier_ = 0;
   int own_end_ = 0;      // the first word after the slots with a word per thread (find)
-  int shared_word_ = 0;  // this thread's word in a shared slot or replica: tid % slot_words, or its lane
+  int shared_word_ = 0;  // this thread's word in a shared slot or replica: tid % slot_words, or its lane (or, the
+                         // lock class with a word per thread, tid)
   int first_ = 0;              // Locked && ShareSlots: the slots' first value, and their words' bit locks
   int* slot_locks_ = nullptr;
 };

@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               target = own ? -1 : word;
             }
           }
-          send_run(op, carry.take(op, target, u.value), carry_len, slot);
+          send_run<locked && SharedSlotWords>(op, carry.take(op, target, u.value), carry_len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       else if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
-        send_run(op, carry.drain(), carry_len, slot);
+        send_run<locked && SharedSlotWords>(op, carry.drain(), carry_len, slot);
       }
     }
     __syncthreads();

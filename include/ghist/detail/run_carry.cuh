@@ -73,11 +73,12 @@ __device__ __forceinline__ void converge_block_warp() {
 /// that the warp stays converged. Calling it only on the lanes with a run let the warp split at every input where
 /// some lane went on with its run, and the halves then took each later update separately: uniform input, H = 31,
 /// 217 -> 717 us (lent H100, 2026-11-25, seed 000's unpacked argmax, bench/results/2026-11-25-h100-carry-diverged.txt).
-template <class Op, class Bin, class Slot>
+/// WordsPastBins: bins at or past `bins` are words no other lane of the warp updates (warp_aggregated_update).
+template <bool WordsPastBins = false, class Op, class Bin, class Slot>
 __device__ __forceinline__ void send_run(Op op, const carried_run<typename Op::value_type, Bin>& run, Bin bins,
                                          Slot&& slot) {
   if (__any_sync(__activemask(), run.bin >= 0))
-    warp_aggregated_update<memory_level::shared>(op, run.bin, bins, run.value, slot);
+    warp_aggregated_update<memory_level::shared, WordsPastBins>(op, run.bin, bins, run.value, slot);
 }
 
 }  // namespace ghist::detail

@@ -83,9 +83,11 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, Bin bin, B
   return rank == 0;
 }
 
-/// Every active lane calls this with its bin (-1 for "no update", else below `bins`) and value; slot(bin) says where
-/// the bin lives (bin_slot). For each distinct valid bin among the lanes (when some bin has min_group_to_aggregate
-/// lanes or more), one lane updates it with the folded value; otherwise each lane updates its own bin.
+/// Every active lane calls this with its bin (-1 for "no update", else below `bins`; with WordsPastBins, the lock
+/// class also takes bins at or past `bins` for words that no other lane of the warp updates) and value; slot(bin)
+/// says where the bin lives (bin_slot). For each distinct valid bin among the lanes (when some bin has
+/// min_group_to_aggregate lanes or more), one lane updates it with the folded value; otherwise each lane updates its
+/// own bin.
 /// The lock class tries every lane's lock once first, and only the lanes that did not get theirs (a warp-mate or
 /// another warp holds it) match and fold: a uniform input then pays a ballot per input, not a match and a
 /// max-reduction, which cost as much as the lock itself (lent H100, 2026-11-25, N = 50M, seed 000's unpacked argmax,
@@ -97,7 +99,7 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, Bin bin, B
 /// The lanes leave together: a lane that waits for a lock must not let its warp-mates run ahead into the next input,
 /// where they would aggregate without it and spin beside it (one-bin inputs on the lock path took 235 ms at
 /// H = 12288 on the lent H100 before this): __syncwarp, and for the lock class retries in rounds of the whole warp.
-template <memory_level Level, class Op, class Bin, class Slot>
+template <memory_level Level, bool WordsPastBins = false, class Op, class Bin, class Slot>
 __device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins, typename Op::value_type value,
                                                        Slot&& slot) {
   const unsigned mask = __activemask();
@@ -109,7 +111,18 @@ __device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins,
     }
     const unsigned waiting = __ballot_sync(mask, pending);
     if (waiting == 0) return;
-    if (pending) pending = fold_equal_bins(op, waiting, bin, bins, value, min_group_to_aggregate);
+    if constexpr (WordsPastBins) {
+      // A bin at or past `bins` is a word that no other lane of the warp updates (the lock class's shared slot
+      // words, kernel_shared.cuh): its lane has nothing to fold and stays out of the match. Seed 000's unpacked
+      // argmax at RF 63, H = 4096..16384, 2-3.5% faster with find's shortcut (hot_bins.cuh), where a lock failed in
+      // ~35% of a warp's steps (lent H100, 2026-11-26, bench/results/2026-11-26-h100-xcg-slot-fold-ab.txt); the
+      // plain lock kernels without slot words, 1-2% slower with the extra ballot, keep the one match.
+      const bool may_share = pending && bin < bins;
+      const unsigned sharing = __ballot_sync(mask, may_share);
+      if (may_share) pending = fold_equal_bins(op, sharing, bin, bins, value, min_group_to_aggregate);
+    } else {
+      if (pending) pending = fold_equal_bins(op, waiting, bin, bins, value, min_group_to_aggregate);
+    }
     // The group leaders retry in rounds that the whole warp takes together: a lane that holds a lock finishes its
     // section within the round, so no lane spins on a lock held by a warp-mate that the scheduler has set aside (a
     // plain spin loop here hung the benchmark at N = 50M on the lent H100, 2026-11-25, though not at 10M).
