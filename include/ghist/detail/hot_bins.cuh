@@ -215,9 +215,7 @@ class hot_bin_slots {
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
     if constexpr (Locked && ShareSlots) {
-      // No replicas in the lock class: a pass's slot words are all the thread's own or all shared (fewer
-      // instructions per input than comparing the word with own_end_: the lock class's loop is bound by issue).
-      own = own_end_ > first_;
+      own = words_own();
       word += shared_word_;
       return true;
     }
@@ -226,6 +224,19 @@ class hot_bin_slots {
     word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
     return true;
   }
+
+  /// Locked && ShareSlots: find without `own`. The lock class has no replicas, so a pass's slot words are all the
+  /// thread's own or all shared (words_own, the same for the whole pass): the kernel asks once per pass, not per
+  /// input (its loop is bound by instruction issue).
+  __device__ __forceinline__ bool find_word(int b, int& word) const {
+    static_assert(Locked && ShareSlots, "find_word is the lock class's with shared slot words");
+    const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
+    if (e >> 16 != static_cast<unsigned>(b)) return false;
+    word = static_cast<int>(e & 0xffffu) + shared_word_;
+    return true;
+  }
+  /// Locked && ShareSlots: whether this pass's slot words are the threads' own (a word per thread).
+  __device__ __forceinline__ bool words_own() const { return own_end_ > first_; }
 
   /// Locked && ShareSlots: a shared slot word that find gave (own false) with its bit lock (slot_lock_layout.hpp),
   /// as the lock class's updates take it (bin_slot).

@@ -145,6 +145,9 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
     using carry_bin = std::conditional_t<!WarpPrivate && HotBins, int, std::int64_t>;
     const carry_bin carry_len = static_cast<carry_bin>(len);
     run_carry<Op, carry_bin> carry;
+    // The lock class's shared slot words: this pass's words are all the threads' own or all shared (find_word).
+    bool slot_words_own = false;
+    if constexpr (locked && SharedSlotWords) slot_words_own = hot.words_own();
     if constexpr (WarpPrivate) {
       auto send = [&](const auto& out) {
         warp_private_update(op, subs + sub_offset, out.bin >= 0, out.bin, len, out.value);
@@ -180,7 +183,13 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           // 442 to 138 us but seed 000's uniform RF 63 at H = 1024 / 2048 from 173 / 200 to 187 / 212 (lent H200,
           // 2026-11-26, bench/results/2026-11-26-h200-lock-class-shared-slot-words.txt, call 2).
           carry_bin target = in_chunk ? static_cast<carry_bin>(b) : -1;
-          if constexpr (HotBins) {
+          if constexpr (HotBins && SharedSlotWords) {
+            int word;
+            if (hot_pass.slots > 0 && in_chunk && hot.find_word(static_cast<int>(b), word)) {
+              if (slot_words_own) subs[word] = op(subs[word], u.value);
+              target = slot_words_own ? -1 : word;
+            }
+          } else if constexpr (HotBins) {
             int word;
             bool own;
             if (hot_pass.slots > 0 && in_chunk && hot.find(static_cast<int>(b), word, own)) {

@@ -77,8 +77,12 @@ __device__ __forceinline__ void converge_block_warp() {
 template <bool WordsPastBins = false, class Op, class Bin, class Slot>
 __device__ __forceinline__ void send_run(Op op, const carried_run<typename Op::value_type, Bin>& run, Bin bins,
                                          Slot&& slot) {
-  if (__any_sync(__activemask(), run.bin >= 0))
-    warp_aggregated_update<memory_level::shared, WordsPastBins>(op, run.bin, bins, run.value, slot);
+  const unsigned mask = __activemask();
+  if (!__any_sync(mask, run.bin >= 0)) return;
+  if constexpr (WordsPastBins)  // the mask at hand (one vote less per input in the kernel with shared slot words)
+    warp_aggregated_update_among<memory_level::shared, WordsPastBins>(mask, op, run.bin, bins, run.value, slot);
+  else
+    warp_aggregated_update<memory_level::shared>(op, run.bin, bins, run.value, slot);
 }
 
 }  // namespace ghist::detail

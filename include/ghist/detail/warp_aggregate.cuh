@@ -99,10 +99,11 @@ __device__ __forceinline__ bool fold_equal_bins(Op op, unsigned mask, Bin bin, B
 /// The lanes leave together: a lane that waits for a lock must not let its warp-mates run ahead into the next input,
 /// where they would aggregate without it and spin beside it (one-bin inputs on the lock path took 235 ms at
 /// H = 12288 on the lent H100 before this): __syncwarp, and for the lock class retries in rounds of the whole warp.
+/// warp_aggregated_update_among: the same among the lanes of `mask`, the caller's __activemask() (run_carry.cuh's
+/// send_run has it at hand).
 template <memory_level Level, bool WordsPastBins = false, class Op, class Bin, class Slot>
-__device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins, typename Op::value_type value,
-                                                       Slot&& slot) {
-  const unsigned mask = __activemask();
+__device__ __forceinline__ void warp_aggregated_update_among(unsigned mask, Op op, Bin bin, Bin bins,
+                                                             typename Op::value_type value, Slot&& slot) {
   if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
     bool pending = bin >= 0;
     if (pending) {
@@ -140,6 +141,13 @@ __device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins,
     }
   }
   __syncwarp(mask);
+}
+
+/// warp_aggregated_update_among the lanes active here.
+template <memory_level Level, bool WordsPastBins = false, class Op, class Bin, class Slot>
+__device__ __forceinline__ void warp_aggregated_update(Op op, Bin bin, Bin bins, typename Op::value_type value,
+                                                       Slot&& slot) {
+  warp_aggregated_update_among<Level, WordsPastBins>(__activemask(), op, bin, bins, value, slot);
 }
 
 /// A sub-histogram private to one warp, updated without atomics: the whole warp (all 32 lanes, converged, `valid`
