@@ -75,8 +75,8 @@ static_assert(sizeof(index_value) == 8, "index_value has no padding (results are
 
 /// bin = (x % active) * rf, active = max(1, H / RF): seed 000's bins, 32-bit arithmetic.
 /// The modulo divides by a precomputed multiplier (ghist::invariant_divisor): the plain `x % active` of a kernel
-/// parameter compiled to ~20 instructions per input (a reciprocal recomputed each time under the kernels' register
-/// caps), a quarter of the compare-and-swap class's instructions per input on the lent H100 (bench/NOTES.md).
+/// parameter compiled to ~20 instructions per input (a reciprocal recomputed each time), ~7 this way; the same bins
+/// (bench/NOTES.md, twenty-second session).
 struct seed000_bin {
   std::uint32_t active, rf;
   ghist::invariant_divisor by_active;

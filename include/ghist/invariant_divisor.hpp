@@ -2,10 +2,10 @@
 // `x / width`), with a multiply-high, two adds and two shifts instead of the GPU's integer division.
 //
 // Why: the GPU has no integer divide instruction. For a divisor that is a kernel parameter, nvcc emits a reciprocal
-// (I2F, MUFU.RCP, F2I) and a correction, about 20 instructions per division, and where registers are short (the
-// histogram kernels run at 32) it recomputes the reciprocal for every input instead of keeping it. In seed 000's
-// bin function, (x % (H / RF)) * RF, that was a quarter of the compare-and-swap class's instructions per input and
-// a third of the hardware-atomic class's (ncu on the lent H100, 2026-11-26, bench/NOTES.md).
+// (I2F, MUFU.RCP, F2I) and a correction, about 20 instructions per division, and where registers are short it
+// recomputes the reciprocal for every input instead of keeping it: seed 000's bin function, (x % (H / RF)) * RF, took
+// ~20 of the lock class's ~165 instructions per input, ~7 through this class (SASS under ncu on the lent H100,
+// 2026-11-26; the benchmark's XCG 2-9% and CAS 1-7% faster, bench/NOTES.md, twenty-second session).
 //
 // The method is Granlund and Montgomery's for unsigned division by run-time invariant integers ("Division by
 // invariant integers using multiplication", PLDI 1994, figure 4.1), valid for every n and every d >= 1 below 2^32:
@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+
 #include "ghist/config.hpp"
 #include "ghist/error.hpp"
 
