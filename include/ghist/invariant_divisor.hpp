@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "ghist/config.hpp"
 #include "ghist/error.hpp"
@@ -24,9 +25,12 @@ class invariant_divisor {
  public:
   invariant_divisor() = default;  // divides by 1
 
-  /// Precomputes the multiplier for `d` (on the host). Throws ghist::error for d = 0.
-  static invariant_divisor make(std::uint32_t d) {
-    if (d == 0) throw error("invariant_divisor::make: the divisor d must be >= 1 (got 0)");
+  /// Precomputes the multiplier for `d` (on the host). Throws ghist::error unless 1 <= d <= 2^32 - 1.
+  static invariant_divisor make(std::int64_t divisor) {
+    if (divisor < 1 || divisor > std::int64_t{0xffffffff})
+      throw error("invariant_divisor::make: the divisor d must be in [1, 2^32 - 1] (got " +
+                  std::to_string(divisor) + ")");
+    const auto d = static_cast<std::uint32_t>(divisor);
     int l = 0;
     while (l < 32 && (std::uint64_t{1} << l) < d) ++l;
     invariant_divisor v;

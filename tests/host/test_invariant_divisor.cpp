@@ -85,8 +85,11 @@ TEST(InvariantDivisor, DefaultDividesByOne) {
   EXPECT_EQ(div.remainder(12345u), 0u);
 }
 
-TEST(InvariantDivisor, ZeroDivisorIsAnError) {
+TEST(InvariantDivisor, DivisorOutsideThe32BitRangeIsAnError) {
   ghist_test::expect_ghist_error([] { (void)ghist::invariant_divisor::make(0); }, "divisor d");
+  ghist_test::expect_ghist_error([] { (void)ghist::invariant_divisor::make(-5); }, "got -5");
+  ghist_test::expect_ghist_error([] { (void)ghist::invariant_divisor::make(std::int64_t{1} << 32); }, "divisor d");
+  EXPECT_EQ(ghist::invariant_divisor::make(0xffffffffll).divisor(), 0xffffffffu);
 }
 
 }  // namespace
