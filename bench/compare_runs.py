@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Compares ghist_bench builds measured in the same run (scripts/ab_bench.sh).
+
+usage: bench/compare_runs.py DIR BASE OTHER [OTHER ...]
+
+Reads DIR/NAME-r*.csv for each binary NAME (the CSV of ghist_bench --csv), keeps the rows of ghist's auto plan, and
+prints per cell (operator, distribution, H, RF) the median over the rounds of each binary's time (each round's time
+is already a median of its runs) and the ratio OTHER / BASE; a cell more than 3% faster is marked '<', slower '>'.
+Rows whose status is not "ok" (a result that differed from the CPU backend) are listed after the table.
+"""
+import collections
+import csv
+import glob
+import statistics
+import sys
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    folder, names = argv[0], argv[1:]
+    times = {name: collections.defaultdict(list) for name in names}
+    bad = []
+    for name in names:
+        files = sorted(glob.glob(f"{folder}/{name}-r*.csv"))
+        if not files:
+            print(f"no {folder}/{name}-r*.csv", file=sys.stderr)
+            return 2
+        for path in files:
+            for row in csv.DictReader(open(path)):
+                if row.get("variant") != "auto":
+                    continue
+                if row.get("status", "ok") != "ok":
+                    bad.append(f"{path}: {row}")
+                cell = (row["op"], row.get("dist", ""), int(row["H"]), int(row["RF"]))
+                times[name][cell].append(float(row["us"]))
+    base = names[0]
+    print(f"{'op':7}{'dist':10}{'H':>9}{'RF':>4} " + " ".join(f"{n[-14:]:>14}" for n in names) + "  ratio")
+    for cell in sorted(times[base], key=lambda c: (c[0], c[1], c[3], c[2])):
+        medians = [statistics.median(times[n][cell]) if times[n][cell] else float("nan") for n in names]
+        ratios = [m / medians[0] for m in medians[1:]]
+        mark = " <" if any(r < 0.97 for r in ratios) else (" >" if any(r > 1.03 for r in ratios) else "")
+        print(f"{cell[0]:7}{cell[1]:10}{cell[2]:>9}{cell[3]:>4} " + " ".join(f"{m:14.1f}" for m in medians) +
+              "  " + " ".join(f"{r:.3f}" for r in ratios) + mark)
+    for line in bad:
+        print("NOT OK:", line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
