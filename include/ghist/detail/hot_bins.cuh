@@ -211,14 +211,10 @@ class hot_bin_slots {
   /// Where this thread updates bin `b` (relative to the pass): a word index into the copies' array, and whether the
   /// word is the thread's own (a plain update) or shared (compare-and-swap). Returns false when b is not hot.
   __device__ __forceinline__ bool find(int b, int& word, bool& own) const {
+    static_assert(!(Locked && ShareSlots), "the lock class with shared slot words asks find_word");
     const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
     if (e >> 16 != static_cast<unsigned>(b)) return false;
     word = static_cast<int>(e & 0xffffu);
-    if constexpr (Locked && ShareSlots) {
-      own = words_own();
-      word += shared_word_;
-      return true;
-    }
     own = Locked || word < own_end_;  // the slots come before the replicas (the lock class: none)
     // Without ShareSlots the shared word is the lane, from threadIdx (a register less in the loop).
     word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
