@@ -89,6 +89,8 @@ struct config {
   bool no_thread_private = false;
   /// auto with plan_overrides::hot_bins = this: -1 none, 1 even where the RF is told (for the A/B of plan::hot_slots).
   int hot_bins = 0;
+  /// auto with plan_overrides::staged_input = this: 1 where the plan allows it, -1 never (the A/B of plan::staged_input).
+  int staged_input = 0;
 };
 
 const char* usage_text =
@@ -124,6 +126,8 @@ const char* usage_text =
     "  --hot-bins on|off  auto with hot-bin slots for CAS and packed even where the RF is told, or never (XCG\n"
     "                     too: its slot per active bin) (plan_overrides::hot_bins = 1 / -1; default: the\n"
     "                     planner's, slots when RF is unknown or told over few active bins)\n"
+    "  --staged-input on|off  auto with the input staged through shared memory by the bulk-copy engine where the\n"
+    "                     plan allows it, or never (plan_overrides::staged_input = 1 / -1; default: the planner's)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -210,6 +214,11 @@ bool parse(int argc, char** argv, config& c) {
       if (v != "on" && v != "off") throw usage_error("--hot-bins takes on or off, got '" + v + "'");
       c.hot_bins = v == "on" ? 1 : -1;
     }
+    else if (a == "--staged-input") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw usage_error("--staged-input takes on or off, got '" + v + "'");
+      c.staged_input = v == "on" ? 1 : -1;
+    }
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -256,6 +265,7 @@ ghist::plan_overrides fixed_plan(ghist::strategy kind, int M, int S, int block) 
 std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t private_copy_bytes, bool cas_class) {
   std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
   if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
+  v[0].overrides.staged_input = cfg.staged_input;
   if (cas_class || (private_copy_bytes > 0 && cfg.hot_bins < 0)) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {

@@ -23,7 +23,10 @@ def functions(path):
     for part in parts:
         match = ENTRY.match(part)
         if match:
-            found[match.group(1)] = part
+            # Branch labels are numbered across the file ($L__BB<function>_<block>): a function added before this one
+            # renumbers them without changing its code; a part also ends with the next entry's ".globl" comment.
+            part = re.sub(r"\$L__BB\d+_", "$L__BB_", part)
+            found[match.group(1)] = re.sub(r"\n\s*// \.globl\s+\S+\s*$", "", part)
     return found
 
 

@@ -46,6 +46,7 @@ device_info query_uncached(int device) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", device);
   d.name = prop.name;
+  d.compute_capability = prop.major * 10 + prop.minor;
   return d;
 }
 
@@ -92,6 +93,7 @@ device_info device_info::sc20_rtx2080ti() {
   d.shared_per_sm = 49152;
   d.reserved_shared_per_block = 0;
   d.l2_bytes = 5632u * 1024u;  // 5.5 MiB, the prototype's MF = 5632 KiB
+  d.compute_capability = 75;
   d.name = "RTX 2080 Ti (SC20 model)";
   return d;
 }
@@ -105,6 +107,7 @@ device_info device_info::h100_sxm() {
   d.shared_per_sm = 233472;           // 228 KiB
   d.reserved_shared_per_block = 1024;
   d.l2_bytes = 52428800;  // 50 MiB, as cudaDevAttrL2CacheSize reports it
+  d.compute_capability = 90;
   d.name = "H100 SXM (model)";
   return d;
 }

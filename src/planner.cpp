@@ -79,6 +79,9 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
                 std::to_string(o.hot_bins));
   if (o.hot_bins > 0 && p.op_class != atomic_class::cas)
     throw error("plan override hot_bins = 1 applies to the compare-and-swap class only");
+  if (o.staged_input < -1 || o.staged_input > 1)
+    throw error("plan override staged_input must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.staged_input));
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -356,8 +359,9 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   return false;
 }
 
+// reserved_bytes: shared memory per block kept out of the copies' room (a staged plan's ring).
 plan shared_plan_with(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
-                      int blocks_per_sm, bool hot_bins_allowed = true) {
+                      int blocks_per_sm, bool hot_bins_allowed = true, std::size_t reserved_bytes = 0) {
   const i64 N = p.n, H = p.num_bins;
   const double RF = race_factor_used(p);
   plan pl;
@@ -366,7 +370,8 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
 
   const int B = block_size(o.block, k.shared_block, dev);
   pl.block = B;
-  const shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
+  shared_budget budget = shared_budget_for(B, dev, blocks_per_sm);
+  budget.L = budget.L > reserved_bytes ? budget.L - reserved_bytes : 0;
   // Hot-bin slots: the plan reserves their table (at the end of the block's shared memory), and a block whose sample
   // finds hot bins makes room for the slots with what the copies leave or, if that is too little, fewer copies
   // (detail/hot_bins.cuh). Not where the table leaves no room for one copy of one bin.
@@ -471,7 +476,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     pl.defer_lost_updates = true;  // the hot-bin loop is the deferring one
     // The slots must not cost a pass (each re-reads the input): then the plan without them.
     if (o.hot_bins == 0) {
-      const plan without = shared_plan_with(p, dev, o, k, blocks_per_sm, false);
+      const plan without = shared_plan_with(p, dev, o, k, blocks_per_sm, false, reserved_bytes);
       if (without.S < pl.S) return without;
     }
     pl.hot_slots = hot_slots;
@@ -481,6 +486,34 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   return pl;
 }
 
+// Staged input (plan::staged_input) for the deferring compare-and-swap loop: the same plan with the ring's bytes kept
+// out of the copies' room, taken when it needs no more passes (each re-reads the input) and keeps the loop. Lent
+// H100, 2026-11-26, N = 50M, ghist_bench, same run, staging off -> on, us (bench/results/
+// 2026-11-26-h100-staged-input-ab.txt, table 6): seed 000's saturating add RF 1, H = 505 / 2048 / 6144 / 12288,
+// 135.2 / 141.1 / 137.1 / 136.4 -> 107.3 / 107.8 / 110.0 / 110.9; the packed argmax RF 1 210-215 -> 153-157 (its
+// 64-bit loop runs one block of 1024 per SM, where one vector prefetched per thread left too few loads in flight);
+// every other cell within 3% but packed H = 24576 RF 1 (+4%, one run). The one-pass bin check that came with it
+// (kernel_shared.cuh) moved nothing without staging (table 5): that loop waited on its loads.
+void choose_staged_input(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                         int blocks_per_sm, plan& pl) {
+  const bool element_vectors = p.record_bytes > 0 && p.record_bytes < 16 && 16 % p.record_bytes == 0;
+  if (o.staged_input < 0 || dev.compute_capability < 90 || !element_vectors || p.op_class != atomic_class::cas ||
+      !pl.defer_lost_updates || pl.hot_slots > 0 || pl.thread_private || pl.warp_private || pl.block % 32 != 0 ||
+      pl.block < 64)  // a warp that asks for the tiles and at least one that updates
+    return;
+  const std::size_t ring = staged_ring_bytes(pl.block) + 127;  // 127: the ring's alignment after the copies
+  plan staged;
+  try {
+    staged = shared_plan_with(p, dev, o, k, blocks_per_sm, false, ring);
+  } catch (const error&) {
+    return;  // a caller's M whose copies fit only without the ring
+  }
+  if (staged.S != pl.S || !staged.defer_lost_updates || staged.hot_slots > 0) return;
+  staged.staged_input = true;
+  staged.shared_bytes = staged_ring_offset(staged.shared_bytes) + staged_ring_bytes(staged.block);
+  pl = staged;
+}
+
 // Footnote 7's fallback, taken when it saves passes: when the sub-histograms of all H bins do not fit the shared
 // memory of one of the k blocks an SM holds, one block per SM with all of it may need fewer passes. Every pass
 // re-reads the whole input, so a pass saved is worth more than the halved occupancy costs: on the lent H100
@@ -488,10 +521,11 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
 // Only when the caller fixed none of block, grid, M and S (a fixed M keeps the default shape, as seed 000's sweeps).
 plan shared_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k) {
   plan pl = shared_plan_with(p, dev, o, k, 0);
+  int blocks_per_sm = 0;  // as many as fit, or 1 (footnote 7's fallback)
   const bool free_shape = o.block <= 0 && o.grid <= 0 && o.M <= 0 && o.S <= 0;
   if (pl.S > 1 && free_shape && shared_budget_for(pl.block, dev).blocks_per_sm > 1) {
     plan single = shared_plan_with(p, dev, o, k, 1);
-    if (single.S < pl.S) pl = single;
+    if (single.S < pl.S) pl = single, blocks_per_sm = 1;
   }
   // 32-bit compare-and-swap on the plain loop (choose_defer_lost_updates: several active bins per copy at a high
   // RF) is bound by retries on the active words, and a block's threads share its copies: B * RF / (L / el) threads
@@ -505,8 +539,9 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
   if (p.op_class == atomic_class::cas && p.value_bytes == 4 && !pl.defer_lost_updates && free_shape &&
       shared_budget_for(pl.block, dev).blocks_per_sm > 1) {
     plan single = shared_plan_with(p, dev, o, k, 1);
-    if (single.S <= pl.S && !single.defer_lost_updates) pl = single;
+    if (single.S <= pl.S && !single.defer_lost_updates) pl = single, blocks_per_sm = 1;
   }
+  choose_staged_input(p, dev, o, k, blocks_per_sm, pl);
   return pl;
 }
 
@@ -919,7 +954,7 @@ std::string plan::to_string() const {
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
          (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
-         (hot_shared_words ? " shared_words" : "");
+         (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

@@ -20,27 +20,7 @@
 #include <vector>
 
 #include "probe_check.cuh"
-
-constexpr unsigned H = 12288;
-constexpr unsigned cap = (1u << 24) - 1;
-__host__ __device__ __forceinline__ unsigned saturating_add24(unsigned a, unsigned b) {
-  const unsigned s = a + b;
-  return s > cap || s < a ? cap : s;
-}
-
-__device__ __forceinline__ void swap_in(unsigned* copy, unsigned x) {
-  unsigned* word = copy + x % H;
-  const unsigned v = x >> 30;
-  unsigned assumed = *reinterpret_cast<volatile unsigned*>(word), old;
-  while ((old = atomicCAS(word, assumed, saturating_add24(assumed, v))) != assumed) assumed = old;
-}
-
-__device__ __forceinline__ void swap_vector(unsigned* copy, const uint4& q) {
-  swap_in(copy, q.x);
-  swap_in(copy, q.y);
-  swap_in(copy, q.z);
-  swap_in(copy, q.w);
-}
+#include "seed000_cas_probe.cuh"
 
 __device__ __forceinline__ void cp_async16(void* shared, const void* global) {
   const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -113,71 +93,20 @@ __global__ void __launch_bounds__(1024, 2) probe(const uint4* input, long long v
   for (unsigned i = threadIdx.x; i < H; i += blockDim.x) dest[static_cast<std::size_t>(blockIdx.x) * H + i] = copy[i];
 }
 
-__global__ void make_input(unsigned* x, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    unsigned s = static_cast<unsigned>(i) * 0x9E3779B1u + 0x7F4A7C15u;
-    s ^= s >> 16;
-    s *= 0x85EBCA6Bu;
-    s ^= s >> 13;
-    s *= 0xC2B2AE35u;
-    s ^= s >> 16;
-    x[i] = s;
-  }
-}
-
-template <int Variant>
-void run(const char* name, const unsigned* input, long long n, unsigned* dest, const std::vector<unsigned>& want,
-         int sms) {
-  const std::size_t shared = H * sizeof(unsigned) + (Variant > 0 ? 1024 * Variant * 16 : 0);
-  CK(cudaFuncSetAttribute(probe<Variant>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-  int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe<Variant>, 1024, shared));
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int rep = 0; rep < 12; ++rep) {
-    CK(cudaEventRecord(start));
-    probe<Variant><<<2 * sms, 1024, shared>>>(reinterpret_cast<const uint4*>(input), n / 4, dest);
-    CK(cudaEventRecord(stop));
-    CK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    if (rep > 1) times.push_back(ms * 1000.0f);
-  }
-  std::vector<unsigned> rows(static_cast<std::size_t>(2 * sms) * H), got(H, 0);
-  CK(cudaMemcpy(rows.data(), dest, rows.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  for (std::size_t r = 0; r < rows.size(); r += H)
-    for (unsigned i = 0; i < H; ++i) got[i] = saturating_add24(got[i], rows[r + i]);
-  std::sort(times.begin(), times.end());
-  std::printf("%-44s %2d blocks/SM  %7.1f us (median of 10, min %.1f)  %s\n", name, per_sm, times[times.size() / 2],
-              times[0], Variant == 0 ? "(read only)" : got == want ? "matches the CPU" : "WRONG");
-}
-
 int main() {
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const long long n = 50000000;  // a multiple of 4: vectors only
-  unsigned *input, *dest;
-  CK(cudaMalloc(&input, n * sizeof(unsigned)));
-  CK(cudaMalloc(&dest, static_cast<std::size_t>(2 * sms) * H * sizeof(unsigned)));
-  make_input<<<4 * sms, 1024>>>(input, n);
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> x(n), want(H, 0);
-  CK(cudaMemcpy(x.data(), input, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  for (unsigned v : x) want[v % H] = saturating_add24(want[v % H], v >> 30);
+  const probe_setup in;
   std::printf("%s, %d SMs; N = %lld uniform uint32, H = %u, seed 000's 24-bit saturating add at RF 1, one copy per "
               "block, grid 2 x SMs of 1024\n",
-              prop.name, sms, n, H);
-  run<0>("the read alone (no swaps)", input, n, dest, want, sms);
-  run<-1>("registers, one vector ahead (ghist now)", input, n, dest, want, sms);
-  run<-2>("registers, two vectors ahead", input, n, dest, want, sms);
-  run<2>("cp.async ring, 2 slots per thread", input, n, dest, want, sms);
-  run<3>("cp.async ring, 3 slots per thread", input, n, dest, want, sms);
-  run<4>("cp.async ring, 4 slots per thread", input, n, dest, want, sms);
-  run<-1>("registers, one vector ahead (again)", input, n, dest, want, sms);
+              in.prop.name, in.sms, in.n, H);
+  auto run = [&](const char* name, auto kernel, int slots) {
+    run_probe(in, name, kernel, 1024, H * sizeof(unsigned) + std::size_t(1024) * slots * 16, kernel != probe<0>);
+  };
+  run("the read alone (no swaps)", probe<0>, 0);
+  run("registers, one vector ahead (ghist now)", probe<-1>, 0);
+  run("registers, two vectors ahead", probe<-2>, 0);
+  run("cp.async ring, 2 slots per thread", probe<2>, 2);
+  run("cp.async ring, 3 slots per thread", probe<3>, 3);
+  run("cp.async ring, 4 slots per thread", probe<4>, 4);
+  run("registers, one vector ahead (again)", probe<-1>, 0);
   return 0;
 }

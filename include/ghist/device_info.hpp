@@ -14,6 +14,7 @@ struct device_info {
   std::size_t shared_per_sm = 0;             ///< bytes of shared memory per multiprocessor
   std::size_t reserved_shared_per_block = 0; ///< bytes the system reserves per resident block
   std::size_t l2_bytes = 0;
+  int compute_capability = 0;                ///< major * 10 + minor (90: Hopper, whose bulk-copy engine staged input uses)
   std::string name;
 
   /// T_hw of seed 000: the number of threads the whole GPU keeps resident.

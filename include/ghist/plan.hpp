@@ -87,6 +87,19 @@ inline constexpr std::size_t hot_bin_shared_words_table_bytes = 6176;
 /// Where the hot-bin area starts in a block's shared memory: after the copies' `copies_bytes`, 8-aligned.
 GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { return (copies_bytes + 7) / 8 * 8; }
 
+/// Staged input (plan::staged_input): a block's ring holds staged_input_stages tiles of one 16-byte vector per
+/// updating thread (all but the last warp) and two mbarriers per tile. It starts at the first 128-byte boundary after
+/// the copies.
+#ifndef GHIST_STAGED_INPUT_STAGES
+#define GHIST_STAGED_INPUT_STAGES 3
+#endif
+inline constexpr int staged_input_stages = GHIST_STAGED_INPUT_STAGES;
+GHIST_HD constexpr std::size_t staged_ring_offset(std::size_t copies_bytes) { return (copies_bytes + 127) / 128 * 128; }
+GHIST_HD constexpr std::size_t staged_ring_bytes(int block) {
+  return static_cast<std::size_t>(staged_input_stages) * ((static_cast<std::size_t>(block) - 32) * 16 +
+                                                           2 * sizeof(std::uint64_t));
+}
+
 /// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
 struct plan {
   strategy kind = strategy::shared_memory;
@@ -141,6 +154,12 @@ struct plan {
   /// tile would be a few records in the tile layout. Up to detail::max_counted_groups groups (the tile layout:
   /// detail::max_partition_groups).
   bool counted_groups = false;
+  /// shared memory, cas class with lost updates deferred: the input reaches the block through a ring of tiles in
+  /// shared memory that the SM's bulk-copy engine fills (Hopper's cp.async.bulk, one instruction per tile), asked for
+  /// by the block's last warp, while the other warps only update (detail/staged_input.cuh). shared_bytes includes the
+  /// ring (staged_ring_bytes). Needs an element input (problem::record_bytes dividing 16) and a device of compute
+  /// capability 9.0 or later.
+  bool staged_input = false;
 
   std::string to_string() const;
 };
@@ -161,6 +180,9 @@ struct plan_overrides {
   /// shared memory, cas class with lost updates deferred: 1 gives the plan hot-bin slots (plan::hot_slots) even when
   /// the race factor is known, -1 never, 0 planner decides (slots when the race factor is unknown).
   int hot_bins = 0;
+  /// shared memory, cas class: 0 (planner decides) and 1 stage the input through shared memory (plan::staged_input)
+  /// wherever the plan allows it, -1 never.
+  int staged_input = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is

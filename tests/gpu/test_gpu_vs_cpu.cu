@@ -32,6 +32,7 @@ struct test_case {
   std::int64_t offset = 0;   ///< the call reads inputs [offset, n): an input pointer off the 16-byte boundary
   int thread_private = 0;    ///< overrides.thread_private (a copy per thread); 0 = planner decides
   int hot_bins = 0;          ///< overrides.hot_bins (hot-bin slots); 0 = planner decides
+  int staged_input = 0;      ///< overrides.staged_input (input through shared memory); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -40,7 +41,8 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << " mode=" << (c.how == ghist::mode::overwrite ? "overwrite" : "accumulate") << " form="
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
-    << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " seed=" << seed;
+    << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
+    << " seed=" << seed;
   return s.str();
 }
 
@@ -78,6 +80,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.counted_groups = c.counted;
   opts.overrides.thread_private = c.thread_private;
   opts.overrides.hot_bins = c.hot_bins;
+  opts.overrides.staged_input = c.staged_input;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -380,6 +383,17 @@ TEST(Sanitizer, SmallCases) {
       c.hot_bins = -1;
       if (H < 2048) check_against_cpu<saturating_add24>(c);
     }
+  // Staged input (told RF 1): a grid round with a partial last tile, an input off the 16-byte boundary, two passes.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::uniform, 300007, 2048, ghist::strategy::automatic, how};
+    c.race_factor = 1;
+    c.offset = 1;
+    check_against_cpu<saturating_add24>(c);
+    c.kind = ghist::strategy::shared_memory;
+    c.groups = 2;
+    c.staged_input = 1;
+    check_against_cpu<packed_argmax>(c);
+  }
   // The partitioned strategy's warp-private copies of a group (the lock class told RF > 8).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (distribution d : {distribution::zipf, distribution::out_of_range}) {
@@ -708,6 +722,50 @@ void deferred_and_plain_shared_cas() {
 TEST(GpuVsCpu, CasDeferredAndPlainSharedUpdates) {
   deferred_and_plain_shared_cas<saturating_add24>();
   deferred_and_plain_shared_cas<packed_argmax>();
+}
+// Staged input (plan::staged_input): the deferring compare-and-swap loop with its input brought into shared memory by
+// the bulk-copy engine, which auto takes for element inputs told RF 1. Check it is planned, then results on every
+// distribution with fewer inputs than one tile, tiles and grid rounds with a partial end, inputs off the 16-byte
+// boundary (a scalar head) and an odd count (a scalar tail), both modes, the merge through rows and (a caller's
+// workspace too small for them) the destination's compare-and-swaps; then several passes (the ring's phases run on
+// from pass to pass) and blocks of two and three warps (one asks, the others update), and the same inputs with it
+// forbidden.
+template <class Op>
+void staged_input_cases(std::initializer_list<std::int64_t> sizes) {
+  const std::int64_t big = (1 << 20) + 7;
+  int k = 0;
+  for (std::int64_t H : sizes) {
+    ghist::options told;
+    told.race_factor = 1.0;
+    const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(big, H, told);
+    ASSERT_TRUE(pl.staged_input) << pl.to_string();
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), std::int64_t(992 * 264 * 2 + 5), big})
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.race_factor = 1.0;
+        c.offset = (n > 1 && k % 3 == 1) ? 1 : 0;
+        c.workspace_bytes = (n == big && k % 4 == 0) ? 16 : 0;
+        check_against_cpu<Op>(c);
+      }
+  }
+  for (distribution d : {distribution::uniform, distribution::zipf, distribution::out_of_range})
+    for (int block : {0, 64, 96}) {
+      test_case c{d, big, 4000, ghist::strategy::shared_memory,
+                  (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.race_factor = 1.0;
+      c.staged_input = 1;
+      c.block = block;
+      c.groups = block == 0 ? 3 : 0;  // overrides.S: three passes
+      c.offset = k % 2;
+      check_against_cpu<Op>(c);
+      c.staged_input = -1;
+      check_against_cpu<Op>(c);
+    }
+}
+TEST(GpuVsCpu, StagedInputCompareAndSwap) {
+  staged_input_cases<saturating_add24>({505, 12288});
+  staged_input_cases<packed_argmax>({505, 6144});
 }
 TEST(GpuVsCpu, CasMergeRows) { merge_rows_and_fallback<saturating_add24>({1, 31, 4097, 12288}); }
 TEST(GpuVsCpu, CasPackedMergeRows) { merge_rows_and_fallback<packed_argmax>({31, 4097}); }

@@ -336,6 +336,75 @@ TEST(PlannerH100, DeferLostUpdatesCompareAndSwapShared) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev).defer_lost_updates);
 }
 
+TEST(PlannerH100, StagedInputForTheDeferringCompareAndSwapLoop) {
+  // Element inputs whose type divides 16 bytes, the deferring loop without hot-bin slots, a Hopper GPU, whole warps
+  // (at least two), and room for the ring (after the copies, 128-byte aligned) without another pass.
+  const device_info dev = device_info::h100_sxm();
+  problem p = paper_problem(atomic_class::cas, 12288);
+  p.record_bytes = 4;
+  const plan pl = ghist::make_plan(p, dev);
+  ASSERT_EQ(pl.kind, strategy::shared_memory) << pl.to_string();
+  EXPECT_TRUE(pl.staged_input) << pl.to_string();
+  EXPECT_TRUE(pl.defer_lost_updates);
+  EXPECT_EQ(pl.S, 1);
+  EXPECT_EQ(pl.M, 1) << "the ring takes the room of the second copy";
+  EXPECT_EQ(pl.shared_bytes, ghist::staged_ring_offset(12288 * 4) + ghist::staged_ring_bytes(pl.block));
+  EXPECT_LE(pl.shared_bytes, dev.shared_per_sm / 2 - dev.reserved_shared_per_block);
+  EXPECT_NE(pl.to_string().find(" staged_input"), std::string::npos);
+  // Not where any of the conditions fails.
+  plan_overrides never;
+  never.staged_input = -1;
+  const plan off = ghist::make_plan(p, dev, never);
+  EXPECT_FALSE(off.staged_input);
+  EXPECT_EQ(off.M, 2) << off.to_string();
+  problem indexed = p;
+  indexed.record_bytes = 0;
+  EXPECT_FALSE(ghist::make_plan(indexed, dev).staged_input);
+  problem wide = p;
+  wide.record_bytes = 12;  // 16 % 12 != 0: no 16-byte vectors of it
+  EXPECT_FALSE(ghist::make_plan(wide, dev).staged_input);
+  device_info older = dev;
+  older.compute_capability = 80;
+  EXPECT_FALSE(ghist::make_plan(p, older).staged_input);
+  EXPECT_FALSE(ghist::make_plan(p, device_info::sc20_rtx2080ti()).staged_input);
+  problem unknown_rf = p;
+  unknown_rf.race_factor = 0;  // hot-bin slots: their own loop
+  const plan slots = ghist::make_plan(unknown_rf, dev);
+  EXPECT_GT(slots.hot_slots, 0) << slots.to_string();
+  EXPECT_FALSE(slots.staged_input);
+  problem contended = p;
+  contended.race_factor = 63;  // the plain loop
+  EXPECT_FALSE(ghist::make_plan(contended, dev).staged_input);
+  problem counting = p;
+  counting.op_class = atomic_class::hdw;
+  EXPECT_FALSE(ghist::make_plan(counting, dev).staged_input);
+  problem small = p;  // blocks of 32 and 64 threads have 1/64 and 1/32 of the SM's shared memory
+  small.num_bins = 505;
+  plan_overrides one_warp;
+  one_warp.staged_input = 1;
+  one_warp.block = 32;
+  one_warp.kind = strategy::shared_memory;
+  EXPECT_FALSE(ghist::make_plan(small, dev, one_warp).staged_input);
+  one_warp.block = 64;
+  const plan two_warps = ghist::make_plan(small, dev, one_warp);
+  EXPECT_TRUE(two_warps.staged_input) << two_warps.to_string();
+  EXPECT_EQ(two_warps.S, 1);
+  // H = 24576: one copy takes 96 KiB of the 113 the block has; the ring would cost a second pass.
+  problem larger = p;
+  larger.num_bins = 24576;
+  EXPECT_FALSE(ghist::make_plan(larger, dev).staged_input);
+  // A caller's M whose copies fit only without the ring: that plan, unstaged.
+  plan_overrides two_copies;
+  two_copies.M = 2;
+  const plan fixed = ghist::make_plan(p, dev, two_copies);
+  EXPECT_EQ(fixed.M, 2);
+  EXPECT_EQ(fixed.S, 1);
+  EXPECT_FALSE(fixed.staged_input);
+  plan_overrides bad;
+  bad.staged_input = 2;
+  EXPECT_THROW(ghist::make_plan(p, dev, bad), ghist::error);
+}
+
 TEST(PlannerH100, CompareAndSwapPlainLoopOneBlockPerSm) {
   // 32-bit cas on the plain loop (RF >= 8, >= 4 active bins, too many for a slot each) takes one block per SM and
   // all its shared memory: half the threads per active word. Deferring plans (RF = 1, one or two active bins),

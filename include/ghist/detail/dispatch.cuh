@@ -159,6 +159,17 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
           launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true, shares>);
         else
           launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);
+      } else if (pl.staged_input) {
+        if constexpr (stageable_source<Source>::value) {
+          if (pl.block % 32 != 0 || pl.block < 64 ||
+              pl.shared_bytes < staged_ring_offset(shared_values_bytes<T>(pl.M * shared_copy_stride(pl.H_chk, pl.M))) +
+                                    staged_ring_bytes(pl.block))
+            throw error("a staged-input plan needs whole warps, at least two, and room for its ring (" +
+                        pl.to_string() + ")");
+          launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, false, false, false, true>);
+        } else {
+          throw error("a staged-input plan needs an element input of 1, 2, 4 or 8 bytes (" + pl.to_string() + ")");
+        }
       } else {
         launch(shared_memory_kernel<Source, Op, copy_owner::threads, true>);
       }

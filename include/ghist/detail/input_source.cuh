@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "ghist/detail/staged_input.cuh"
 #include "ghist/update.hpp"
 
 namespace ghist::detail {
@@ -110,6 +112,84 @@ struct element_source {
     }
   }
 
+  /// The block's walk through its ring of tiles (plan::staged_input, staged_input.cuh): the block takes tiles
+  /// blockIdx.x, blockIdx.x + gridDim.x, ... of the 16-byte vectors, one vector per updating thread, which visits its
+  /// vector's inputs; the last warp's first lane has the bulk-copy engine fill the ring. The inputs before the first
+  /// 16-byte boundary and after the last whole vector are read by the updating threads one by one. Every thread of
+  /// the block calls it.
+  static constexpr bool stageable = vectorized;
+  template <class Visit>
+  __device__ __forceinline__ void for_each_staged(staged_ring& ring, Visit&& visit) const {
+    static_assert(vectorized, "staged input reads 16-byte vectors of the input");
+    constexpr int per_vec = vec_bytes / sizeof(In);
+    constexpr int stages = staged_input_stages;
+    const int updaters = ring.updaters;
+    const bool updates = ring.updates();
+    const std::int64_t rank = blockIdx.x * std::int64_t(updaters) + threadIdx.x;
+    const std::int64_t threads = std::int64_t(gridDim.x) * updaters;
+    const std::int64_t head = scalar_head();
+    if (updates)
+      for (std::int64_t i = rank; i < head; i += threads) visit(f(input[i]));
+    const std::int64_t vectors = (n - head) / per_vec;
+    const uint4* vec = reinterpret_cast<const uint4*>(input + head);
+    const std::int64_t tiles = (vectors + updaters - 1) / updaters;
+    // This block's tiles (tile j is the grid's blockIdx.x + j * gridDim.x); fewer than 2^31.
+    const int mine = blockIdx.x < tiles ? static_cast<int>((tiles - blockIdx.x + gridDim.x - 1) / gridDim.x) : 0;
+#if GHIST_STAGED_INPUT
+    int s = ring.stage;
+    unsigned phases = ring.phases;
+    if (!updates) {
+      if (threadIdx.x == static_cast<unsigned>(updaters)) {  // the producer: the last warp's first lane
+        const uint4* from = vec + static_cast<std::int64_t>(blockIdx.x) * updaters;
+        std::int64_t left = vectors - static_cast<std::int64_t>(blockIdx.x) * updaters;  // from `from` on
+        const std::int64_t step = std::int64_t(gridDim.x) * updaters;
+        for (int j = 0; j < mine; ++j, from += step, left -= step) {
+          // The stage's previous tile must be read by every updating warp first (in a later pass, the block's
+          // __syncthreads between passes saw to that for the first `stages` tiles).
+          if (j >= stages) mbarrier_wait(ring.empty_at + 8u * s, ((phases >> s) & 1u) ^ 1u);
+          const unsigned bytes = static_cast<unsigned>(left < updaters ? left : updaters) * 16u;
+          mbarrier_arrive_expect_bytes(ring.full_at + 8u * s, bytes);
+          bulk_copy_to_shared(ring.tiles_at + static_cast<unsigned>(s * updaters) * 16u, from, bytes,
+                              ring.full_at + 8u * s);
+          phases ^= 1u << s;
+          s = s + 1 == stages ? 0 : s + 1;
+        }
+      }
+    } else {
+      std::int64_t left = vectors - static_cast<std::int64_t>(blockIdx.x) * updaters - threadIdx.x;
+      const std::int64_t step = std::int64_t(gridDim.x) * updaters;
+      for (int j = 0; j < mine; ++j, left -= step) {
+        mbarrier_wait(ring.full_at + 8u * s, (phases >> s) & 1u);
+        if (left > 0) {
+          const uint4 q = ring.vector[s * updaters];
+          const In* e = reinterpret_cast<const In*>(&q);
+#pragma unroll
+          for (int k = 0; k < per_vec; ++k) visit(f(e[k]));
+        }
+        __syncwarp();  // every lane has its vector: the warp is done with the tile
+        if (threadIdx.x % 32 == 0) mbarrier_arrive(ring.empty_at + 8u * s);
+        phases ^= 1u << s;
+        s = s + 1 == stages ? 0 : s + 1;
+      }
+    }
+    // Every thread steps through the same `mine` tiles, so the stage and phases agree across the block.
+    ring.stage = s;
+    ring.phases = phases;
+#else
+    // No bulk-copy engine (the planner stages nothing there): the updating threads load their vectors themselves.
+    if (updates)
+      for (std::int64_t v = rank; v < vectors; v += threads) {
+        const uint4 q = vec[v];
+        const In* e = reinterpret_cast<const In*>(&q);
+#pragma unroll
+        for (int k = 0; k < per_vec; ++k) visit(f(e[k]));
+      }
+    (void)mine;
+#endif
+    if (updates)
+      for (std::int64_t i = head + vectors * per_vec + rank; i < n; i += threads) visit(f(input[i]));
+  }
+
   template <class Visit>
   __device__ __forceinline__ void for_each_uniform(std::int64_t rank, std::int64_t threads, Visit&& visit) const {
     const int lane = static_cast<int>(rank % 32);
@@ -191,5 +271,11 @@ struct index_source {
     }
   }
 };
+
+/// Whether a source has the staged walk (element_source of a type that divides 16 bytes).
+template <class Source, class = void>
+struct stageable_source : std::false_type {};
+template <class Source>
+struct stageable_source<Source, std::void_t<decltype(Source::stageable)>> : std::bool_constant<Source::stageable> {};
 
 }  // namespace ghist::detail
