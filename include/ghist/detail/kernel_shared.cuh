@@ -215,12 +215,21 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
         src.for_each(rank, threads, visit);
       } else if constexpr (HotBins && defer) {
-        if (hot_pass.slots == 0) {
-          src.for_each_prefetched(rank, threads, visit);
-        } else {
-          src.for_each_prefetched(rank, threads, [&](const bin_update<T>& u) {
-            const std::int64_t b = u.bin - lo;
-            if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
+        // OnePass: as for the loop without slots (below), for a slot per active bin only (64 registers): RF 63
+        // H = 2048 / 6144 / 12288 121 / 168 / 227 -> 111 / 141 / 204 us. With the sampled hot bins' slots (two
+        // blocks per SM, 32 registers) the second copy of the loop made ptxas spill more (36 -> 96 bytes of stores)
+        // and RF 63 H = 505 took 195 us against 121 (lent H100, 2026-11-26, bench/results/
+        // 2026-11-26-h100-one-pass-ab.txt).
+        auto hot_visit = [&](auto one_pass) {
+          return [&, one_pass](const bin_update<T>& u) {
+            std::int64_t b;
+            if constexpr (decltype(one_pass)::value) {
+              b = u.bin;
+              if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(num_bins)) return;
+            } else {
+              b = u.bin - lo;
+              if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
+            }
             int word;
             bool own;
             if (!hot.find(static_cast<int>(b), word, own))
@@ -229,7 +238,15 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               subs[word] = op(subs[word], u.value);  // the thread's slot: no other thread writes it
             else
               deferred.update2(subs, word, u.value);  // the lane's replica
-          });
+          };
+        };
+        if (hot_pass.slots == 0) {
+          src.for_each_prefetched(rank, threads, visit);
+        } else if constexpr (ActiveBins) {
+          if (S == 1) src.for_each_prefetched(rank, threads, hot_visit(std::true_type{}));
+          else src.for_each_prefetched(rank, threads, hot_visit(std::false_type{}));
+        } else {
+          src.for_each_prefetched(rank, threads, hot_visit(std::false_type{}));
         }
       } else if constexpr (atomic_class_of<Op> == atomic_class::cas && !HotBins) {
         // One pass (lo = 0, len = num_bins): the bin is compared as the bin function made it, against the kernel's
