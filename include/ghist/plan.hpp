@@ -89,7 +89,9 @@ GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { r
 
 /// Staged input (plan::staged_input): a block's ring holds staged_input_stages tiles of one 16-byte vector per
 /// updating thread (all but the last warp) and two mbarriers per tile. It starts at the first 128-byte boundary after
-/// the copies.
+/// the copies. GHIST_STAGED_INPUT_STAGES changes the stage count at build time (experiments: 4 stages ran as fast as
+/// 3 on the lent H100, bench/results/2026-11-26-h100-staged-input-ab.txt, table 4); the library and the kernels must be
+/// built with the same value.
 #ifndef GHIST_STAGED_INPUT_STAGES
 #define GHIST_STAGED_INPUT_STAGES 3
 #endif

@@ -216,9 +216,9 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
         src.for_each(rank, threads, visit);
       } else if constexpr (HotBins && defer) {
         // OnePass: as for the loop without slots (below), for a slot per active bin only (64 registers): RF 63
-        // H = 2048 / 6144 / 12288 121 / 168 / 227 -> 111 / 141 / 204 us. With the sampled hot bins' slots (two
-        // blocks per SM, 32 registers) the second copy of the loop made ptxas spill more (36 -> 96 bytes of stores)
-        // and RF 63 H = 505 took 195 us against 121 (lent H100, 2026-11-26, bench/results/
+        // H = 2048 / 6144 / 12288 / 24576 121 / 167 / 229 / 298 -> 114 / 144 / 202 / 266 us. With the sampled hot
+        // bins' slots (two blocks per SM, 32 registers) the second copy of the loop made ptxas spill more (36 -> 96
+        // bytes of stores) and RF 63 H = 505 took 195 us against 121 (lent H100, 2026-11-26, bench/results/
         // 2026-11-26-h100-one-pass-ab.txt).
         auto hot_visit = [&](auto one_pass) {
           return [&, one_pass](const bin_update<T>& u) {

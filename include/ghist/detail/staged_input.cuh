@@ -56,9 +56,10 @@ __device__ __forceinline__ void mbarrier_arrive_expect_bytes(unsigned barrier, u
 __device__ __forceinline__ void mbarrier_arrive(unsigned barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(barrier) : "memory");
 }
-// Waits for the phase of parity `parity` to complete. The suspend-time hint (ns) lets the warp sleep in the barrier
-// until then instead of spinning on short tries: without it the updating warps retried ~14 times per tile they
-// waited for (ncu, seed 000's saturating add at RF 1, H = 12288), issue slots the updates needed.
+// Waits for the phase of parity `parity` to complete. With the suspend-time hint (ns) a warp sleeps between its tries
+// (NANOSLEEP.SYNCS) instead of retrying at once; under ncu the updating warps still tried ~13 times per tile they
+// waited for (seed 000's saturating add at RF 1, H = 12288), and the hint changed no time measurably (A/B table 4 of
+// bench/results/2026-11-26-h100-staged-input-ab.txt). It stays: it costs nothing.
 __device__ __forceinline__ void mbarrier_wait(unsigned barrier, unsigned parity) {
   constexpr unsigned suspend_ns = 1000000;
   unsigned done = 0;
@@ -81,6 +82,7 @@ __device__ __forceinline__ void bulk_copy_to_shared(unsigned to, const void* fro
 
 /// A block's ring (plan::staged_input), laid out by staged_ring_bytes at staged_ring_offset of its shared memory:
 /// the tiles, then the `full` barriers, then the `empty` ones. Addresses are 32-bit shared-memory addresses.
+static_assert(staged_input_stages >= 2 && staged_input_stages <= 32, "a stage's phase parity is a bit of a word");
 struct staged_ring {
   const uint4* vector;  // this thread's vector in stage 0 (stage s: + s * updaters)
   unsigned tiles_at;    // stage 0's tile
