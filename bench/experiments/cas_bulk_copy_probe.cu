@@ -59,7 +59,6 @@ __global__ void __launch_bounds__(block_threads, 2) bulk_fed(const uint4* input,
   constexpr int tile_vectors = consumer_warps * 32 * V;
   unsigned* copy = reinterpret_cast<unsigned*>(shared);
   uint4* ring = reinterpret_cast<uint4*>(shared + H * sizeof(unsigned));
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) copy[i] = 0;
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
       barrier_init(&full[s], 1);
@@ -67,7 +66,7 @@ __global__ void __launch_bounds__(block_threads, 2) bulk_fed(const uint4* input,
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  zero_copy(copy);  // its __syncthreads publishes the barriers too
   const long long tiles = (vectors + tile_vectors - 1) / tile_vectors;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == consumer_warps) {
@@ -105,28 +104,16 @@ __global__ void __launch_bounds__(block_threads, 2) bulk_fed(const uint4* input,
     }
     if (fold == 0x12345678u) copy[threadIdx.x] = fold;  // practically never; keeps the reads live
   }
-  __syncthreads();
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) dest[static_cast<std::size_t>(blockIdx.x) * H + i] = copy[i];
+  write_row(copy, dest);
 }
 
 // ghist's loop: each thread swaps one vector while the next is on its way into registers.
 __global__ void __launch_bounds__(1024, 2) registers_one_ahead(const uint4* input, long long vectors, unsigned* dest) {
   extern __shared__ __align__(128) unsigned char shared[];
   unsigned* copy = reinterpret_cast<unsigned*>(shared);
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) copy[i] = 0;
-  __syncthreads();
-  const long long T = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (first < vectors) {
-    uint4 next = __ldg(input + first);
-    for (long long v = first; v < vectors; v += T) {
-      const uint4 now = next;
-      if (v + T < vectors) next = __ldg(input + v + T);
-      swap_vector(copy, now);
-    }
-  }
-  __syncthreads();
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) dest[static_cast<std::size_t>(blockIdx.x) * H + i] = copy[i];
+  zero_copy(copy);
+  swap_one_ahead(input, vectors, copy);
+  write_row(copy, dest);
 }
 
 template <int Stages, int V, bool Swap>

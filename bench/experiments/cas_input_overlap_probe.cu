@@ -37,8 +37,7 @@ template <int Variant>
 __global__ void __launch_bounds__(1024, 2) probe(const uint4* input, long long vectors, unsigned* dest) {
   extern __shared__ __align__(16) unsigned char shared[];
   unsigned* copy = reinterpret_cast<unsigned*>(shared);
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) copy[i] = 0;
-  __syncthreads();
+  zero_copy(copy);
   const long long T = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if constexpr (Variant == 0) {
@@ -50,14 +49,7 @@ __global__ void __launch_bounds__(1024, 2) probe(const uint4* input, long long v
     }
     if (fold == 0x12345678u) copy[threadIdx.x] = fold;  // practically never; keeps the loads live
   } else if constexpr (Variant == -1) {
-    if (first < vectors) {
-      uint4 next = __ldg(input + first);
-      for (long long v = first; v < vectors; v += T) {
-        const uint4 now = next;
-        if (v + T < vectors) next = __ldg(input + v + T);
-        swap_vector(copy, now);
-      }
-    }
+    swap_one_ahead(input, vectors, copy);
   } else if constexpr (Variant == -2) {
     uint4 next[2];
     if (first < vectors) next[0] = __ldg(input + first);
@@ -87,10 +79,7 @@ __global__ void __launch_bounds__(1024, 2) probe(const uint4* input, long long v
     }
     cp_async_wait<0>();
   }
-  __syncthreads();
-  // Each block's copy goes out as its own row (plain stores, ~13 MB in all): a compare-and-swap merge of 264 copies
-  // into one global histogram contends on every word and took ~500 us in this probe's first run, hiding the loop.
-  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) dest[static_cast<std::size_t>(blockIdx.x) * H + i] = copy[i];
+  write_row(copy, dest);  // its own row: a compare-and-swap merge of 264 copies took ~500 us here, hiding the loop
 }
 
 int main() {

@@ -29,6 +29,30 @@ __device__ __forceinline__ void swap_vector(unsigned* copy, const uint4& q) {
   swap_in(copy, q.w);
 }
 
+// A block's copy: zeroed before the loop; after it, written out as the block's row of dest (plain stores: merging the
+// grid's copies by compare-and-swap took ~500 us in the first probe and hid the loop).
+__device__ __forceinline__ void zero_copy(unsigned* copy) {
+  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) copy[i] = 0;
+  __syncthreads();
+}
+__device__ __forceinline__ void write_row(const unsigned* copy, unsigned* dest) {
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < H; i += blockDim.x) dest[static_cast<std::size_t>(blockIdx.x) * H + i] = copy[i];
+}
+
+// ghist's loop (for_each_prefetched<1>): each thread swaps one vector while the next is on its way into registers.
+__device__ __forceinline__ void swap_one_ahead(const uint4* input, long long vectors, unsigned* copy) {
+  const long long T = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (first >= vectors) return;
+  uint4 next = __ldg(input + first);
+  for (long long v = first; v < vectors; v += T) {
+    const uint4 now = next;
+    if (v + T < vectors) next = __ldg(input + v + T);
+    swap_vector(copy, now);
+  }
+}
+
 __global__ void make_input(unsigned* x, long long n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
