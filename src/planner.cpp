@@ -502,13 +502,29 @@ void choose_staged_input(const problem& p, const device_info& dev, const plan_ov
       pl.block < 64)  // a warp that asks for the tiles and at least one that updates
     return;
   const std::size_t ring = staged_ring_bytes(pl.block) + 127;  // 127: the ring's alignment after the copies
-  plan staged;
-  try {
-    staged = shared_plan_with(p, dev, o, k, blocks_per_sm, false, ring);
-  } catch (const error&) {
-    return;  // a caller's M whose copies fit only without the ring
+  auto plan_with_ring = [&](const plan_overrides& with, int blocks) {
+    try {
+      plan staged = shared_plan_with(p, dev, with, k, blocks, false, ring);
+      return staged.S == pl.S && staged.defer_lost_updates && staged.hot_slots == 0 ? staged : plan{};
+    } catch (const error&) {
+      return plan{};  // a caller's M whose copies fit only without the ring
+    }
+  };
+  plan staged = plan_with_ring(o, blocks_per_sm);
+  // The 64-bit deferring loop's kernel holds one block per SM whatever the plan budgets (its 56-64 registers:
+  // kernel_shared.cuh, shared_kernel_min_blocks), so where the ring does not fit beside the copies of a plan for two
+  // blocks, it may take the second block's share: the same M, S and grid, planned for one block per SM. Seed 000's
+  // packed argmax, RF 1, H = 12288: 217.5 -> 159.6 us (lent H100, 2026-11-26,
+  // bench/results/2026-11-26-h100-packed-one-block-budget-ab.txt).
+  if (!staged.defer_lost_updates && p.value_bytes == 8 && blocks_per_sm == 0 && o.block <= 0) {
+    plan_overrides same = o;
+    same.M = pl.M;
+    same.S = pl.S;
+    same.grid = pl.grid;
+    staged = plan_with_ring(same, 1);
+    if (staged.M != pl.M || staged.grid != pl.grid) return;
   }
-  if (staged.S != pl.S || !staged.defer_lost_updates || staged.hot_slots > 0) return;
+  if (!staged.defer_lost_updates) return;
   staged.staged_input = true;
   staged.shared_bytes = staged_ring_offset(staged.shared_bytes) + staged_ring_bytes(staged.block);
   pl = staged;

@@ -765,7 +765,7 @@ void staged_input_cases(std::initializer_list<std::int64_t> sizes) {
 }
 TEST(GpuVsCpu, StagedInputCompareAndSwap) {
   staged_input_cases<saturating_add24>({505, 12288});
-  staged_input_cases<packed_argmax>({505, 6144});
+  staged_input_cases<packed_argmax>({505, 6144, 12288});  // 12288: planned for one block per SM
 }
 TEST(GpuVsCpu, CasMergeRows) { merge_rows_and_fallback<saturating_add24>({1, 31, 4097, 12288}); }
 TEST(GpuVsCpu, CasPackedMergeRows) { merge_rows_and_fallback<packed_argmax>({31, 4097}); }

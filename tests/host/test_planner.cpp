@@ -393,6 +393,23 @@ TEST(PlannerH100, StagedInputForTheDeferringCompareAndSwapLoop) {
   problem larger = p;
   larger.num_bins = 24576;
   EXPECT_FALSE(ghist::make_plan(larger, dev).staged_input);
+  // 8-byte values (the 64-bit deferring loop, whose kernel holds one block per SM): where the ring does not fit beside
+  // the copy in a two-block budget, the same M, S and grid in the budget of one block per SM.
+  problem wide_values = p;
+  wide_values.value_bytes = 8;
+  wide_values.value_align = 8;
+  const plan two_budgets = ghist::make_plan(wide_values, dev);
+  EXPECT_TRUE(two_budgets.staged_input) << two_budgets.to_string();
+  EXPECT_EQ(two_budgets.M, 1);
+  EXPECT_EQ(two_budgets.S, 1);
+  EXPECT_EQ(two_budgets.grid, 2 * dev.sm_count);
+  EXPECT_EQ(two_budgets.shared_bytes, ghist::staged_ring_offset(12288 * 8) + ghist::staged_ring_bytes(1024));
+  EXPECT_GT(two_budgets.shared_bytes, dev.shared_per_sm / 2);
+  EXPECT_LE(two_budgets.shared_bytes, dev.shared_per_block_optin);
+  wide_values.num_bins = 24576;  // 192 KiB of copy: no room for the ring even then
+  const plan wide_larger = ghist::make_plan(wide_values, dev);
+  EXPECT_FALSE(wide_larger.staged_input) << wide_larger.to_string();
+  EXPECT_EQ(wide_larger.S, 1);
   // A caller's M whose copies fit only without the ring: that plan, unstaged.
   plan_overrides two_copies;
   two_copies.M = 2;
