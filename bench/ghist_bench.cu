@@ -177,6 +177,11 @@ bool parse(int argc, char** argv, config& c) {
   bool reps_given = false, Hs_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    // An override's on / off: 1 / -1 (plan_overrides' "yes" and "never").
+    auto on_off = [&](const std::string& v) {
+      if (v != "on" && v != "off") throw usage_error(a + " takes on or off, got '" + v + "'");
+      return v == "on" ? 1 : -1;
+    };
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw usage_error(a + " needs a value");
       return argv[++i];
@@ -209,16 +214,8 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--rf-unknown") c.rf_unknown = true;
     else if (a == "--no-fixed") c.fixed = false;
     else if (a == "--no-thread-private") c.no_thread_private = true;
-    else if (a == "--hot-bins") {
-      const std::string v = value();
-      if (v != "on" && v != "off") throw usage_error("--hot-bins takes on or off, got '" + v + "'");
-      c.hot_bins = v == "on" ? 1 : -1;
-    }
-    else if (a == "--staged-input") {
-      const std::string v = value();
-      if (v != "on" && v != "off") throw usage_error("--staged-input takes on or off, got '" + v + "'");
-      c.staged_input = v == "on" ? 1 : -1;
-    }
+    else if (a == "--hot-bins") c.hot_bins = on_off(value());
+    else if (a == "--staged-input") c.staged_input = on_off(value());
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
