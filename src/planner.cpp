@@ -290,7 +290,27 @@ int active_bin_samples(i64 active, int B) {
   const i64 wanted = ceil_div(active * active_bin_sample_hits, B);
   return static_cast<int>(std::clamp<i64>(wanted, active_bin_min_samples, hot_bin_max_samples));
 }
-bool active_bin_slots_plan(const problem& p, const device_info& dev, const planner_constants& k, plan& out) {
+// Staged input (plan::staged_input) for the compare-and-swap class's loop with a slot per active bin, its ring at the
+// end of the block's shared memory (out of the slots' room): where 1024 threads share the slots' words, at least
+// active_bin_staged_min_sharers threads a word with the ring, and still fewer than RF / 1.5. Lent H100, 2026-11-26,
+// N = 50M, seed 000's saturating add, same run, staging off -> on, us (bench/results/
+// 2026-11-26-h100-staged-active-bins-ab.txt): RF 63 H = 7000 / 8192 / 10000 / 12288 / 15000 / 24576 (3.2 .. 32
+// threads a word) 177 / 177 / 188 / 197 / 212 / 268 -> 163 / 166 / 171 / 176 / 185 / 222, RF 32 H = 7680 207 -> 184,
+// RF 16 H = 3840 207 -> 181, RF 8 H = 1024 172 -> 162, Zipf(1.1) told RF 63 H = 12288 335 -> 217. Without staging those
+// loops leave one SM ~30% behind the others (ncu: sm__cycles_active max 377K against 289K on average at H = 12288),
+// staged ones none. Not staged: RF 63 H = 6144 (2.7 threads a word; 142 -> 160, balanced without staging), and a word
+// per thread (RF 63 H = 567 / 2048 106 / 112 -> 124 / 128, the packed argmax H = 567 / 1024 122 / 124 -> 140 / 142):
+// the staged loop's SMs take ~12% more cycles (ncu: 10% more instructions), which costs more than the balance saves.
+// Not the ring's depth (6 stages: H = 567 still 122), nor the warps moving through the stages together (warps that
+// claim chunks through a counter: 8-19% slower everywhere), nor the waits' suspend hint (no change). Every input
+// told RF 63 and all in one bin (H = 12288) takes 113 -> 125.
+inline constexpr double active_bin_staged_min_sharers = 3.0;
+bool stages_active_bins(const problem& p, const device_info& dev, const plan_overrides& o) {
+  const bool element_vectors = p.record_bytes > 0 && p.record_bytes < 16 && 16 % p.record_bytes == 0;
+  return o.staged_input >= 0 && dev.compute_capability >= 90 && element_vectors && p.op_class == atomic_class::cas;
+}
+bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_overrides& o,
+                           const planner_constants& k, plan& out) {
   const bool xcg = p.op_class == atomic_class::xcg;
   if ((p.op_class != atomic_class::cas && !xcg) || p.value_bytes < 4 || p.race_factor < 8 || k.hot_bin_bytes == 0 ||
       p.n <= 0 || p.num_bins > hot_bin_max_pass_bins || (xcg && !k.shared_lock_bits))
@@ -308,12 +328,15 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   // lock class's copy need not end at one, so a value's bytes more.
   const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
   const std::size_t slots_at = xcg ? round_up(after_copy + p.value_bytes, 8) : after_copy;
-  auto room_for = [&](int B, bool shared_words) -> std::size_t {  // for the slots, 0 when none is left
+  // ring: whether the room leaves out a staged plan's ring (block B's: staged_ring_bytes).
+  auto room_for = [&](int B, bool shared_words, bool ring = false) -> std::size_t {  // for the slots, 0 when none
     const std::size_t L = shared_budget_for(B, dev, 1).L / 16 * 16;
-    const std::size_t table_bytes = shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
+    const std::size_t table_bytes =
+        (shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes) + (ring ? staged_ring_bytes(B) : 0);
     return slots_at + table_bytes < L ? L - slots_at - table_bytes : 0;
   };
-  auto make = [&](int B, bool shared_words, std::size_t per_slot) {
+  const bool may_stage = stages_active_bins(p, dev, o);
+  auto make = [&](int B, bool shared_words, std::size_t per_slot, bool staged) {
     const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
     plan pl;
     pl.kind = strategy::shared_memory;
@@ -325,7 +348,8 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
     set_passes(pl, p.num_bins, 1);
     pl.shared_bytes = shared_budget_for(B, dev, 1).L / 16 * 16;
     pl.defer_lost_updates = !xcg;  // the compare-and-swap class's hot-bin loop defers
-    pl.hot_slots = static_cast<int>(std::min<std::size_t>(most_slots, room_for(B, shared_words) / per_slot));
+    pl.hot_slots = static_cast<int>(std::min<std::size_t>(most_slots, room_for(B, shared_words, staged) / per_slot));
+    pl.staged_input = staged;
     pl.hot_active_bins = true;
     pl.hot_shared_words = shared_words;
     pl.hot_samples = active_bin_samples(active, B);
@@ -347,15 +371,27 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plann
   // The lock class: a bit lock per shared word, with its rounding (detail/slot_lock_layout.hpp).
   const std::size_t shared_per_slot =
       std::size_t{32} * p.value_bytes + (xcg ? detail::slot_lock_bytes_per_32_words : 0);
-  const std::size_t room_1024 = room_for(1024, true);
-  const std::size_t shared_room =
-      room_1024 - std::min<std::size_t>(room_1024, xcg ? detail::slot_lock_group_bytes : 0);
-  const std::size_t words = shared_room / (static_cast<std::size_t>(active) * shared_per_slot) * 32;
-  const bool can_share =
-      (cas_shares || xcg) && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024;
-  if (exclusive_block > 0 && (!xcg || !can_share || exclusive_block >= active_bin_lock_exclusive_min_block))
-    return make(exclusive_block, cas_shares, static_cast<std::size_t>(exclusive_block) * p.value_bytes);
-  if (can_share) return make(1024, true, shared_per_slot);
+  auto shared_words = [&](bool ring) -> std::size_t {  // words per slot when 1024 threads share them (kernel: pick)
+    const std::size_t room_1024 = room_for(1024, true, ring);
+    const std::size_t shared_room =
+        room_1024 - std::min<std::size_t>(room_1024, xcg ? detail::slot_lock_group_bytes : 0);
+    return shared_room / (static_cast<std::size_t>(active) * shared_per_slot) * 32;
+  };
+  auto shareable = [&](std::size_t words) {
+    return (cas_shares || xcg) && words >= 32 && static_cast<double>(words) * p.race_factor >= 1.5 * 1024;
+  };
+  const bool can_share = shareable(shared_words(false));
+  // A caller's staged_input = 1 stages wherever the ring fits beside the plan's slots.
+  const bool asked = o.staged_input > 0;
+  if (exclusive_block > 0 && (!xcg || !can_share || exclusive_block >= active_bin_lock_exclusive_min_block)) {
+    const std::size_t per_slot = static_cast<std::size_t>(exclusive_block) * p.value_bytes;
+    const bool staged = may_stage && asked && room_for(exclusive_block, cas_shares, true) >= per_slot * active;
+    return make(exclusive_block, cas_shares, per_slot, staged);
+  }
+  const std::size_t staged_words = shared_words(true);
+  const bool staged = may_stage && shareable(staged_words) &&
+                      (asked || 1024.0 >= active_bin_staged_min_sharers * static_cast<double>(staged_words));
+  if (can_share) return make(1024, true, shared_per_slot, staged);
   return false;
 }
 
@@ -1041,7 +1077,7 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
        few_active_bins_for_slots(p, dev, constants, block_size(overrides.block, constants.shared_block, dev)));
   const bool private_allowed = use_shared && free_shape && !slots_planned;
   if (use_shared && free_shape && overrides.hot_bins == 0 && overrides.thread_private == 0 &&
-      active_bin_slots_plan(p, dev, constants, private_copies))
+      active_bin_slots_plan(p, dev, overrides, constants, private_copies))
     return private_copies;
   if (private_allowed && overrides.thread_private == 0 && thread_private_plan(p, dev, constants, 0, private_copies))
     return private_copies;

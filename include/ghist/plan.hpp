@@ -89,9 +89,10 @@ GHIST_HD constexpr std::size_t hot_bin_area_offset(std::size_t copies_bytes) { r
 
 /// Staged input (plan::staged_input): a block's ring holds staged_input_stages tiles of one 16-byte vector per
 /// updating thread (all but the last warp) and two mbarriers per tile. It starts at the first 128-byte boundary after
-/// the copies. GHIST_STAGED_INPUT_STAGES changes the stage count at build time (experiments: 4 stages ran as fast as
-/// 3 on the lent H100, bench/results/2026-11-26-h100-staged-input-ab.txt, table 4); the library and the kernels must be
-/// built with the same value.
+/// the copies, or (plan::hot_active_bins, whose slots take the room after the copy) it ends the block's shared
+/// memory, after the hot-bin table. GHIST_STAGED_INPUT_STAGES changes the stage count at build time (experiments: 4
+/// stages ran as fast as 3 on the lent H100, bench/results/2026-11-26-h100-staged-input-ab.txt, table 4); the library
+/// and the kernels must be built with the same value.
 #ifndef GHIST_STAGED_INPUT_STAGES
 #define GHIST_STAGED_INPUT_STAGES 3
 #endif
@@ -159,8 +160,8 @@ struct plan {
   /// shared memory, cas class with lost updates deferred: the input reaches the block through a ring of tiles in
   /// shared memory that the SM's bulk-copy engine fills (Hopper's cp.async.bulk, one instruction per tile), asked for
   /// by the block's last warp, while the other warps only update (detail/staged_input.cuh). shared_bytes includes the
-  /// ring (staged_ring_bytes). Needs an element input (problem::record_bytes dividing 16) and a device of compute
-  /// capability 9.0 or later.
+  /// ring (staged_ring_bytes). With or without hot_active_bins (no other hot-bin slots). Needs an element input
+  /// (problem::record_bytes dividing 16) and a device of compute capability 9.0 or later.
   bool staged_input = false;
 
   std::string to_string() const;
@@ -182,8 +183,9 @@ struct plan_overrides {
   /// shared memory, cas class with lost updates deferred: 1 gives the plan hot-bin slots (plan::hot_slots) even when
   /// the race factor is known, -1 never, 0 planner decides (slots when the race factor is unknown).
   int hot_bins = 0;
-  /// shared memory, cas class: 0 (planner decides) and 1 stage the input through shared memory (plan::staged_input)
-  /// wherever the plan allows it, -1 never.
+  /// shared memory, cas class: 1 stages the input through shared memory (plan::staged_input) wherever the ring fits,
+  /// 0 where the planner expects it to gain (the same, but for a slot per active bin: where 1024 threads share the
+  /// slots' words, 3 or more a word), -1 never.
   int staged_input = 0;
 };
 

@@ -371,7 +371,8 @@ TEST(Sanitizer, SmallCases) {
     check_against_cpu<unpacked_argmax>(c);
   }
   // The compare-and-swap class told RF 63: hot-bin slots for 8 active bins (H = 505) and a slot per active bin
-  // (plan::hot_active_bins: H = 700, 2048 a word per thread; H = 12288 words shared by 1024 threads);
+  // (plan::hot_active_bins: H = 700, 2048 a word per thread; H = 12288 words shared by 1024 threads, its input
+  // staged);
   // without slots, the private copies per thread (H = 505, 96 threads per SM) and per warp (H = 700).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (std::int64_t H : {505, 700, 2048, 12288}) {
@@ -586,12 +587,19 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
     const std::int64_t big = (1 << 20) + 7;
     const auto pl = ghist::plan_for<Op>(big, H, opts);
     ASSERT_TRUE(pl.hot_active_bins) << pl.to_string();
+    // The compare-and-swap class's element inputs come staged where 1024 threads share each slot's words 3 or more a
+    // word (plan::staged_input, the ring at the end of the block's shared memory: H = 12288, 24576 of 4 bytes); every
+    // third case forbids it, and every third asks for it (staged wherever the ring fits: a word per thread too).
+    const bool cas = ghist::atomic_class_of<Op> == ghist::atomic_class::cas;
+    const auto staged = ghist::plan_for_elements<Op, std::uint64_t>(big, H, opts);
+    EXPECT_EQ(staged.staged_input, cas && sizeof(typename Op::value_type) == 4 && H >= 12288) << staged.to_string();
     for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), big})
       for (distribution d : all_distributions) {
         test_case c{d, n, H, ghist::strategy::automatic,
                     (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
         c.race_factor = 63.0;
         c.indexed = k % 5 == 0;
+        c.staged_input = k % 3 - 1;
         c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
         // Too small for the rows: the merge through the destination (the lock class's locks: 4 bytes a bin).
         const bool locks = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;

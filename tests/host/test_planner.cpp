@@ -373,8 +373,12 @@ TEST(PlannerH100, StagedInputForTheDeferringCompareAndSwapLoop) {
   EXPECT_GT(slots.hot_slots, 0) << slots.to_string();
   EXPECT_FALSE(slots.staged_input);
   problem contended = p;
-  contended.race_factor = 63;  // the plain loop
-  EXPECT_FALSE(ghist::make_plan(contended, dev).staged_input);
+  contended.race_factor = 63;  // a slot per active bin: staged too (PlannerH100.StagedInputWithSlotsPerActiveBin)
+  const plan active = ghist::make_plan(contended, dev);
+  EXPECT_TRUE(active.hot_active_bins && active.staged_input) << active.to_string();
+  contended.race_factor = 16;  // 768 active bins: the plain loop
+  const plan plain = ghist::make_plan(contended, dev);
+  EXPECT_FALSE(plain.defer_lost_updates || plain.hot_slots > 0 || plain.staged_input) << plain.to_string();
   problem counting = p;
   counting.op_class = atomic_class::hdw;
   EXPECT_FALSE(ghist::make_plan(counting, dev).staged_input);
@@ -1446,6 +1450,55 @@ TEST(SlotLockLayout, EveryWordItsOwnBitAWarpOnDifferentLockWords) {
       EXPECT_EQ(words.size(), 32u) << "the warp at word " << warp;
     }
   }
+}
+
+TEST(PlannerH100, StagedInputWithSlotsPerActiveBin) {
+  // The compare-and-swap class's slot per active bin takes staged input where the ring (at the end of the block's
+  // shared memory) leaves the plan's threads and shared words as they are; never for the lock class.
+  const device_info dev = device_info::h100_sxm();
+  for (const std::int64_t H : {567, 2048, 4096, 6144, 12288, 24576, 32256}) {
+    problem p = paper_problem(atomic_class::cas, H, 63.0);
+    const plan unstaged = ghist::make_plan(p, dev);  // record_bytes 0: an index input, nothing to stage
+    ASSERT_TRUE(unstaged.hot_active_bins) << H;
+    EXPECT_FALSE(unstaged.staged_input);
+    p.record_bytes = 4;
+    const plan pl = ghist::make_plan(p, dev);
+    SCOPED_TRACE("H=" + std::to_string(H) + " " + pl.to_string());
+    ASSERT_TRUE(pl.hot_active_bins);
+    EXPECT_EQ(pl.block, unstaged.block);
+    EXPECT_EQ(pl.hot_shared_words, unstaged.hot_shared_words);
+    EXPECT_EQ(pl.shared_bytes, unstaged.shared_bytes) << "all of the SM's shared memory either way";
+    const auto active = static_cast<std::size_t>(static_cast<double>(H) / 63.0);
+    const std::size_t ring = ghist::staged_ring_bytes(pl.block);
+    const std::size_t table_at = ghist::hot_bin_area_offset(static_cast<std::size_t>(H) * 4u);
+    const std::size_t fixed = table_at + ghist::hot_bin_shared_words_table_bytes + ring;
+    // Staged where 1024 threads share the slots' words (never with a word per thread), at least 3 threads a word
+    // beside the ring and fewer than RF / 1.5.
+    const bool exclusive = fixed - ring + active * pl.block * 4u <= pl.shared_bytes;
+    const std::size_t words = fixed < pl.shared_bytes ? (pl.shared_bytes - fixed) / (active * 128u) * 32u : 0;
+    const bool staged = !exclusive && pl.block == 1024 && words >= 32 && words * 63.0 >= 1.5 * 1024 &&
+                        1024 >= 3 * words;
+    EXPECT_EQ(pl.staged_input, staged) << words << " words";
+    if (pl.staged_input) EXPECT_GE(pl.hot_slots, static_cast<int>(active));
+    plan_overrides never;
+    never.staged_input = -1;
+    EXPECT_FALSE(ghist::make_plan(p, dev, never).staged_input);
+    device_info older = dev;
+    older.compute_capability = 80;
+    EXPECT_FALSE(ghist::make_plan(p, older).staged_input);
+  }
+  problem p = paper_problem(atomic_class::cas, 12288, 63.0);
+  p.record_bytes = 4;
+  EXPECT_TRUE(ghist::make_plan(p, dev).staged_input) << "160 words a slot beside the ring: 6.4 threads a word";
+  p.num_bins = 6144;
+  EXPECT_FALSE(ghist::make_plan(p, dev).staged_input) << "384 words a slot: 2.7 threads a word";
+  p.num_bins = 2048;
+  EXPECT_FALSE(ghist::make_plan(p, dev).staged_input) << "a word per thread";
+  problem locked = paper_problem(atomic_class::xcg, 12288, 63.0);
+  locked.record_bytes = 4;
+  const plan lock_class = ghist::make_plan(locked, dev);
+  EXPECT_TRUE(lock_class.hot_active_bins) << lock_class.to_string();
+  EXPECT_FALSE(lock_class.staged_input) << "the lock class's loop is not staged";
 }
 
 TEST(PlannerH100, ActiveBinSlots) {

@@ -155,7 +155,17 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
         if (pl.block % 32 != 0 || pl.hot_slots > most || (pl.hot_active_bins && pl.hot_shared_words != shares))
           throw error("a plan with hot-bin slots needs whole warps, at most " + std::to_string(most) +
                       " slots, and shared slot words for 4-byte values only and always (" + pl.to_string() + ")");
-        if (pl.hot_active_bins)
+        if (pl.hot_active_bins && pl.staged_input) {
+          if constexpr (stageable_source<Source>::value) {
+            const std::size_t table = shares ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
+            if (pl.block < 64 || pl.shared_bytes < staged_ring_bytes(pl.block) + table)
+              throw error("a staged-input plan needs at least two warps and room for its ring (" + pl.to_string() +
+                          ")");
+            launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true, shares, true>);
+          } else {
+            throw error("a staged-input plan needs an element input of 1, 2, 4 or 8 bytes (" + pl.to_string() + ")");
+          }
+        } else if (pl.hot_active_bins)
           launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true, true, shares>);
         else
           launch(shared_memory_kernel<Source, Op, copy_owner::threads, true, true>);

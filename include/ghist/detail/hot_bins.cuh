@@ -28,6 +28,7 @@
 
 #include "ghist/detail/atomic_update.cuh"
 #include "ghist/detail/slot_lock_layout.hpp"
+#include "ghist/detail/staged_input.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
 #include "ghist/plan.hpp"
 
@@ -121,11 +122,11 @@ class hot_bin_slots {
   static constexpr int scratch_bytes = 32 * entries / 8;
 
  public:
-  /// `max_slots`: the plan's hot_slots. The table lies at the end of the block's dynamic shared memory.
-  __device__ hot_bin_slots(unsigned char* shared, int max_slots) : shared_(shared), max_slots_(max_slots) {
-    unsigned size;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
-    table_bytes_at_ = size - static_cast<unsigned>(table_bytes);
+  /// `max_slots`: the plan's hot_slots. The table lies at the end of the block's dynamic shared memory, before its
+  /// last `reserved_end` bytes (a staged plan's ring: staged_input.cuh).
+  __device__ hot_bin_slots(unsigned char* shared, int max_slots, unsigned reserved_end = 0)
+      : shared_(shared), max_slots_(max_slots) {
+    table_bytes_at_ = dynamic_shared_bytes() - reserved_end - static_cast<unsigned>(table_bytes);
     table_ = reinterpret_cast<unsigned*>(shared + table_bytes_at_);
     candidates_ = reinterpret_cast<unsigned*>(table_);  // hits << 16 | bin, until ranked; then the table is filled
     bins_ = reinterpret_cast<int*>(table_ + entries);  // ranked; then the slots' bins, the lane bins'

@@ -59,8 +59,9 @@ inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thr
 // (plan::hot_slots, hot_bins.cuh). ActiveBins (with HotBins: plan::hot_active_bins, one block per SM): a slot for
 // every sampled bin, `active_samples` inputs sampled per thread; compiled for one block per SM (64 registers: at 32
 // the loop spilled). SharedSlotWords (with ActiveBins: plan::hot_shared_words): a slot's words may be shared by
-// several threads (compare-and-swap, or the lock class's bit locks). Staged (with DeferLost, no HotBins:
-// plan::staged_input): the input comes through a ring of tiles in shared memory after the copies (staged_input.cuh).
+// several threads (compare-and-swap, or the lock class's bit locks). Staged (with DeferLost: plan::staged_input): the
+// input comes through a ring of tiles in shared memory (staged_input.cuh), after the copies or, with ActiveBins (whose
+// slots take the room after the copy), at the end of the block's shared memory, before which the hot-bin table sits.
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false,
           bool ActiveBins = false, bool SharedSlotWords = false, bool Staged = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
@@ -92,9 +93,13 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
   static_assert(!HotBins || ((defer || locked) && sizeof(T) >= 4),
                 "hot-bin slots go with the deferring compare-and-swap loop or the lock class's locks");
-  static_assert(!Staged || (defer && !HotBins && Owner == copy_owner::threads),
-                "staged input goes with the deferring compare-and-swap loop without hot-bin slots");
-  staged_ring ring(shared_bytes + staged_ring_offset(shared_values_bytes<T>(M * stride)),
+  static_assert(!Staged || (defer && (!HotBins || ActiveBins) && Owner == copy_owner::threads),
+                "staged input goes with the deferring compare-and-swap loop, without hot-bin slots or with a slot per "
+                "active bin");
+  constexpr bool ring_at_end = Staged && ActiveBins;
+  const unsigned ring_end_bytes = ring_at_end ? static_cast<unsigned>(staged_ring_bytes(blockDim.x)) : 0u;
+  staged_ring ring(shared_bytes + (ring_at_end ? dynamic_shared_bytes() - ring_end_bytes
+                                               : staged_ring_offset(shared_values_bytes<T>(M * stride))),
                    static_cast<int>(blockDim.x));
   if (Staged && threadIdx.x == 0) ring.init();  // the first pass's __syncthreads below publishes the barriers
   // HotBins: a bin gets a slot with half a sampled hit per copy, a replica with a quarter (each copy has blockDim / M
@@ -105,7 +110,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   constexpr bool active = ActiveBins;
   static_assert(ActiveBins || !SharedSlotWords, "shared slot words go with a slot per active bin");
   using hot_bins_t = hot_bin_slots<T, locked, SharedSlotWords>;
-  hot_bins_t hot(shared_bytes, hot_slots);  // locked: one copy (plan::hot_active_bins)
+  hot_bins_t hot(shared_bytes, hot_slots, ring_end_bytes);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = active                    ? hot_bin_active_min_hits
                         : M / 2 > hot_bin_slot_min_hits ? M / 2
                                                         : hot_bin_slot_min_hits;
@@ -240,7 +245,11 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               deferred.update2(subs, word, u.value);  // the lane's replica
           };
         };
-        if (hot_pass.slots == 0) {
+        if constexpr (Staged) {  // ActiveBins (the static_assert above)
+          if (hot_pass.slots == 0) src.for_each_staged(ring, visit);
+          else if (S == 1) src.for_each_staged(ring, hot_visit(std::true_type{}));
+          else src.for_each_staged(ring, hot_visit(std::false_type{}));
+        } else if (hot_pass.slots == 0) {
           src.for_each_prefetched(rank, threads, visit);
         } else if constexpr (ActiveBins) {
           if (S == 1) src.for_each_prefetched(rank, threads, hot_visit(std::true_type{}));

@@ -41,6 +41,13 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
+/// The block's dynamic shared memory in bytes (the launch's), which a ring placed at its end needs.
+__device__ __forceinline__ unsigned dynamic_shared_bytes() {
+  unsigned size;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
+  return size;
+}
+
 #if GHIST_STAGED_INPUT
 // mbarrier and bulk-copy operations on 32-bit shared-memory addresses (shared_address).
 __device__ __forceinline__ void mbarrier_init(unsigned barrier, unsigned arrivals) {
