@@ -371,7 +371,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_
   // The lock class: a bit lock per shared word, with its rounding (detail/slot_lock_layout.hpp).
   const std::size_t shared_per_slot =
       std::size_t{32} * p.value_bytes + (xcg ? detail::slot_lock_bytes_per_32_words : 0);
-  auto shared_words = [&](bool ring) -> std::size_t {  // words per slot when 1024 threads share them (kernel: pick)
+  auto shared_words = [&](bool ring) -> std::size_t {  // words per slot when 1024 threads share them (pick_room)
     const std::size_t room_1024 = room_for(1024, true, ring);
     const std::size_t shared_room =
         room_1024 - std::min<std::size_t>(room_1024, xcg ? detail::slot_lock_group_bytes : 0);

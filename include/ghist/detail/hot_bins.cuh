@@ -37,7 +37,7 @@ namespace ghist::detail {
 // The table: direct-mapped by hot_bin_hash, an entry (bin << 16 | word) per hot bin, ~0 empty (a pass takes hot bins
 // only with at most hot_bin_max_pass_bins bins, so no bin reads as empty; a word index fits 16 bits). 512 entries
 // of 4 bytes: seed 000's active bins (an arithmetic progression, up to 240) fill it without a collision under the best
-// of the 32 multipliers pick scores, where 256 entries left 4 to 16 of 240 bins out (RF 8 / 16), and such a bin sends
+// of 32 multipliers a block scores, where 256 entries left 4 to 16 of 240 bins out (RF 8 / 16), and such a bin sends
 // its share of the input to the single copy: RF 8 H = 1920 at 224 threads 1058 us against 229 for the told plan, RF 16
 // H = 3840 at 192 threads 2872 against 281 (lent H200, 2026-11-26, bench/results/2026-11-26-h200-active-bin-samples.txt).
 inline constexpr int hot_bin_table_entries = 512;
@@ -82,7 +82,7 @@ static_assert(hot_bin_table_bytes >= hot_bin_table_entries * 4 + hot_bin_max_can
 static_assert(hot_bin_max_candidates <= hot_bin_table_entries, "the candidates fit the entries");
 static_assert(hot_bin_max_active_slots <= hot_bin_max_candidates, "every active bin can be a candidate");
 
-// Multiplicative hashing into a table of 2^Bits entries; each block picks the multiplier for its hot bins (pick).
+// Multiplicative hashing into a table of 2^Bits entries; each block picks the multiplier for its hot bins (fill_table).
 template <int Bits>
 __device__ __forceinline__ int hot_bin_hash(int bin, unsigned multiplier) {
   return static_cast<int>((static_cast<unsigned>(bin) * multiplier) >> (32 - Bits));
@@ -118,7 +118,8 @@ class hot_bin_slots {
   static constexpr std::size_t table_bytes = ShareSlots ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
   static_assert(table_bytes >= entries * 4 + max_candidates * 4 + 8 * 4, "the table's layout");
   static_assert(max_candidates <= entries, "the candidates fit the entries");
-  // pick's scratch: a table's worth of bits per lane, in the copies' memory (spent counts) when it has room.
+  // score_multipliers' scratch: a table's worth of bits per multiplier, in the copies' memory (spent counts) when it
+  // has room.
   static constexpr int scratch_bytes = 32 * entries / 8;
 
  public:
@@ -135,7 +136,7 @@ class hot_bin_slots {
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples `samples` inputs
   /// per thread (a run of consecutive inputs at a place that depends on the block), counts the bins in [lo, lo + len)
-  /// in the copies' memory (at least len ints), and takes the hottest bins (pick) when the hottest has at least
+  /// in the copies' memory (at least len ints), and takes the hottest bins (pick_room) when the hottest has at least
   /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
   /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
   /// fills the copies publishes them. Passes of more than hot_bin_max_pass_bins take none (bins in 16 bits).
@@ -186,12 +187,15 @@ class hot_bin_slots {
     for (int i = tid; i < entries; i += B) table_[i] = ~0u;  // the candidates are read
     __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= scratch_bytes;
-    if (tid < 32)
-      pick(M, stride, slot_hits, lane_hits, offered, scratch ? reinterpret_cast<unsigned*>(shared_) : nullptr);
+    if (tid < 32) pick_room(M, stride, slot_hits, lane_hits, offered);
+    __syncthreads();
+    if (scratch) score_multipliers(reinterpret_cast<unsigned*>(shared_));
+    __syncthreads();
+    if (tid < 32) fill_table(stride, offered, scratch ? reinterpret_cast<const unsigned*>(shared_) : nullptr);
     __syncthreads();
     const hot_bin_pass pass{counters_[1], counters_[2], counters_[3], counters_[5]};
     const int first = first_value(pass.copies, stride);
-    // Shared slot words are updated as the replicas are (compare-and-swap, pick takes no replicas then): a thread's
+    // Shared slot words are updated as the replicas are (compare-and-swap, no replicas then): a thread's
     // word in each is tid % slot_words instead of its lane.
     const bool exclusive = pass.slot_words == B;
     multiplier_ = static_cast<unsigned>(counters_[4]);
@@ -203,7 +207,7 @@ class hot_bin_slots {
     if constexpr (Locked && ShareSlots) {  // the shared words' bit locks, after the slots' values, all free
       first_ = first;
       slot_locks_ = reinterpret_cast<int*>(subs + first + pass.slots * pass.slot_words);
-      if (!exclusive)  // whole groups of 32 lock words: pick leaves room for them
+      if (!exclusive)  // whole groups of 32 lock words: pick_room leaves room for them
         for (int i = tid; i < slot_lock_words(pass.slots * pass.slot_words); i += B) slot_locks_[i] = 0;
     }
     return pass;
@@ -273,12 +277,9 @@ class hot_bin_slots {
   // The first warp, with the `offered` candidates ranked in bins_: if the hottest has `slot_hits`, takes the hottest
   // with `lane_hits` (strong) as slots, up to max_slots_, the other strong ones and then the weak as replicas, as
   // many as fit: copies are dropped (down to one) for the slots and the first hot_bin_max_room_lane_bins strong
-  // replicas (with ShareSlots, the slots' words shrink first), the others take what room is left. Picks the hash
-  // multiplier under which the slots' bins, then the replicas', collide least (one multiplier per lane, scored in
-  // `scratch`, a table's worth of bits per lane; without scratch the first lane's), and fills the table. Leaves
-  // counters_[1..5] = copies, slots, lane bins, multiplier, words per slot, and the bins taken, in that order, in
-  // bins_.
-  __device__ void pick(int M, int stride, int slot_hits, int lane_hits, int offered, unsigned* scratch) {
+  // replicas (with ShareSlots, the slots' words shrink first), the others take what room is left. Leaves
+  // counters_[1] = copies, [5] = words per slot, [6] = slots, [7] = lane bins (the candidates to place: fill_table).
+  __device__ void pick_room(int M, int stride, int slot_hits, int lane_hits, int offered) {
     const int lane = static_cast<int>(threadIdx.x);
     const int B = static_cast<int>(blockDim.x);
     auto hits = [&](int r) { return bins_[r] >> 16; };
@@ -327,19 +328,62 @@ class hot_bin_slots {
     int lane_bins = lanes_offered < hot_bin_max_lane_bins ? lanes_offered : hot_bin_max_lane_bins;
     if (room(copies) < slots_room(slots) + lane_bins * 32) lane_bins = (room(copies) - slots_room(slots)) / 32;
     if (slots == 0 || Locked || words < B) lane_bins = 0;  // shared slot words: the replicas' offset is theirs
-    // Each lane scores a multiplier: a slot bin that collides counts 64, a replica's 1.
-    const unsigned mult = 0x9E3779B1u + static_cast<unsigned>(lane) * 0x6A09E668u;  // odd
-    int score = lane == 0 ? 0 : 1 << 30;
-    if (scratch != nullptr) {
-      unsigned* bits = scratch + lane * (entries / 32);
-      for (int w = 0; w < entries / 32; ++w) bits[w] = 0;
-      score = 0;
-      for (int r = 0; r < slots + lane_bins; ++r) {
-        const int h = hot_bin_hash<hash_bits>(bin(r), mult);
-        if (bits[h / 32] & (1u << (h % 32))) score += r < slots ? 64 : 1;
-        bits[h / 32] |= 1u << (h % 32);
-      }
+    if (lane == 0) {
+      counters_[1] = copies;
+      counters_[5] = words;
+      counters_[6] = slots;
+      counters_[7] = lane_bins;
     }
+  }
+
+  // The hash multipliers a block chooses among: one per lane of the first warp (odd).
+  __device__ __forceinline__ static unsigned candidate_multiplier(int m) {
+    return 0x9E3779B1u + static_cast<unsigned>(m) * 0x6A09E668u;
+  }
+
+  // Every warp of the block: scores the 32 candidate multipliers (multiplier m by warp m % warps) over the bins
+  // pick_room placed, hottest first: a slot's bin that collides with a hotter one counts 64, a replica's 1. Row m of
+  // `scratch` (a table's worth of bits) marks the entries taken; a chunk of 32 bins sets them at once, its lanes with
+  // one entry (match_any) counted after their first. Leaves multiplier m's score in the row's first word. One lane
+  // scoring each multiplier over all bins took ~10 us a pass at 195 bins (its bits 32 words apart: every access
+  // 32-way bank-conflicted; seed 000's saturating add, RF 63, H = 12288, lent H100, 2026-11-26,
+  // bench/results/2026-11-26-h100-hot-bin-choose.txt).
+  __device__ void score_multipliers(unsigned* scratch) {
+    const int lane = static_cast<int>(threadIdx.x % 32), warps = static_cast<int>(blockDim.x / 32);
+    const int slots = counters_[6], n = slots + counters_[7];
+    constexpr int row_words = entries / 32;
+    for (int m = static_cast<int>(threadIdx.x / 32); m < 32; m += warps) {
+      unsigned* bits = scratch + m * row_words;
+      for (int w = lane; w < row_words; w += 32) bits[w] = 0;
+      __syncwarp();
+      const unsigned mult = candidate_multiplier(m);
+      int score = 0;
+      for (int at = 0; at < n; at += 32) {
+        const int r = at + lane;
+        const unsigned valid = __ballot_sync(0xffffffffu, r < n);
+        if (r < n) {
+          const int h = hot_bin_hash<hash_bits>(bins_[r] & 0xffff, mult);
+          const unsigned peers = __match_any_sync(valid, h);
+          bool collides = true;  // with a lane of this chunk before it
+          if (__ffs(peers) - 1 == lane) collides = (atomicOr(bits + h / 32, 1u << (h % 32)) >> (h % 32)) & 1u;
+          if (collides) score += r < slots ? 64 : 1;
+        }
+      }
+      for (int d = 16; d > 0; d /= 2) score += __shfl_xor_sync(0xffffffffu, score, d);
+      __syncwarp();
+      if (lane == 0) bits[0] = static_cast<unsigned>(score);
+    }
+  }
+
+  // The first warp: takes the multiplier that scored least (without `scores`, the first), fills the table with the
+  // bins pick_room placed, hottest first, and compacts the bins taken into bins_. A bin whose entry a hotter one took
+  // stays on the copies, and the next candidate takes its replica. All lanes at once: each candidate claims its entry
+  // with atomicMin of its rank, the lowest rank keeps it, and ballots count the slots and replicas taken before each
+  // (a single lane placing them one by one took ~18 us a pass at 195 bins, as above). Leaves counters_[2..4] = slots,
+  // lane bins taken, multiplier.
+  __device__ void fill_table(int stride, int offered, const unsigned* scores) {
+    const int lane = static_cast<int>(threadIdx.x);
+    int score = scores != nullptr ? static_cast<int>(scores[lane * (entries / 32)]) : (lane == 0 ? 0 : 1 << 30);
     int best_lane = lane;
     for (int d = 16; d > 0; d /= 2) {
       const int other_score = __shfl_xor_sync(0xffffffffu, score, d);
@@ -349,27 +393,48 @@ class hot_bin_slots {
         best_lane = other_lane;
       }
     }
-    const unsigned chosen = __shfl_sync(0xffffffffu, mult, best_lane);
+    const unsigned chosen = candidate_multiplier(best_lane);
+    const int copies = counters_[1], words = counters_[5], slots = counters_[6], lane_bins = counters_[7];
     const int first = first_value(copies, stride);
-    int taken_slots = 0, taken_lanes = 0;  // hottest first: the slots, then the replicas
-    if (lane == 0) {
-      // A bin whose entry a hotter one took stays on the copies, and the next candidate takes its replica.
-      for (int r = 0; r < (slots + lane_bins > 0 ? offered : 0); ++r) {
-        const int b = bin(r), h = hot_bin_hash<hash_bits>(b, chosen);
-        if (table_[h] != ~0u) continue;
-        const bool own = r < slots;  // else every slot is settled: the replicas follow the slots taken
-        if (!own && taken_lanes == lane_bins) break;
-        const int word = first + taken_slots * words + (own ? 0 : taken_lanes * 32);
-        table_[h] = static_cast<unsigned>(b) << 16 | static_cast<unsigned>(word);
-        bins_[taken_slots + taken_lanes] = b;  // compacted: at most r, already read
-        if (own) ++taken_slots;
-        else ++taken_lanes;
+    const int n = slots + lane_bins > 0 ? offered : 0;
+    for (int r = lane; r < n; r += 32)
+      atomicMin(table_ + hot_bin_hash<hash_bits>(bins_[r] & 0xffff, chosen), static_cast<unsigned>(r));
+    __syncwarp();
+    unsigned won = 0;  // bit c: this lane's candidate of chunk c kept its entry (read before any entry is rewritten)
+    for (int at = 0, c = 0; at < n; at += 32, ++c) {
+      const int r = at + lane;
+      if (r < n && table_[hot_bin_hash<hash_bits>(bins_[r] & 0xffff, chosen)] == static_cast<unsigned>(r))
+        won |= 1u << c;
+    }
+    __syncwarp();
+    int taken_slots = 0, seen_lanes = 0;  // the chunks before: slots taken, replicas that won their entry
+    for (int at = 0, c = 0; at < n; at += 32, ++c) {
+      const int r = at + lane;
+      const int b = r < n ? bins_[r] & 0xffff : 0;
+      const bool wins = (won >> c) & 1u, own = r < slots;
+      const unsigned own_wins = __ballot_sync(0xffffffffu, wins && own);
+      const unsigned lane_wins = __ballot_sync(0xffffffffu, wins && !own);
+      const unsigned before = (1u << lane) - 1;
+      // The replicas come after every slot: the slots of this chunk (all before its replicas) count for them.
+      const int slot = taken_slots + __popc(own_wins & before), slots_so_far = taken_slots + __popc(own_wins);
+      const int replica = seen_lanes + __popc(lane_wins & before);
+      const bool taken = wins && (own || replica < lane_bins);
+      __syncwarp();  // every lane has read its bin
+      if (wins) {
+        const int word = first + (own ? slot * words : slots_so_far * words + replica * 32);
+        // A replica past lane_bins leaves its entry empty.
+        table_[hot_bin_hash<hash_bits>(b, chosen)] =
+            taken ? static_cast<unsigned>(b) << 16 | static_cast<unsigned>(word) : ~0u;
+        if (taken) bins_[own ? slot : slots_so_far + replica] = b;  // compacted: at most r; later chunks unread
       }
-      counters_[1] = copies;
+      __syncwarp();
+      taken_slots = slots_so_far;
+      seen_lanes += __popc(lane_wins);
+    }
+    if (lane == 0) {
       counters_[2] = taken_slots;
-      counters_[3] = taken_lanes;
+      counters_[3] = seen_lanes < lane_bins ? seen_lanes : lane_bins;
       counters_[4] = static_cast<int>(chosen);
-      counters_[5] = words;
     }
   }
 
