@@ -343,11 +343,12 @@ class hot_bin_slots {
 
   // Every warp of the block: scores the 32 candidate multipliers (multiplier m by warp m % warps) over the bins
   // pick_room placed, hottest first: a slot's bin that collides with a hotter one counts 64, a replica's 1. Row m of
-  // `scratch` (a table's worth of bits) marks the entries taken; a chunk of 32 bins sets them at once, its lanes with
-  // one entry (match_any) counted after their first. Leaves multiplier m's score in the row's first word. One lane
+  // `scratch` (a table's worth of bits) marks the entries taken, a chunk of 32 bins at once; within a chunk the lane
+  // whose atomic came first goes free, which differs from rank order only where a chunk's slot and replica share an
+  // entry (the placement itself is by rank: fill_table). Leaves multiplier m's score in the row's first word. One lane
   // scoring each multiplier over all bins took ~10 us a pass at 195 bins (its bits 32 words apart: every access
-  // 32-way bank-conflicted; seed 000's saturating add, RF 63, H = 12288, lent H100, 2026-11-26,
-  // bench/results/2026-11-26-h100-hot-bin-choose.txt).
+  // 32-way bank-conflicted), lanes of a chunk ordered by __match_any_sync ~7 us (seed 000's saturating add, RF 63,
+  // H = 12288, lent H100, 2026-11-26, bench/results/2026-11-26-h100-hot-bin-choose.txt).
   __device__ void score_multipliers(unsigned* scratch) {
     const int lane = static_cast<int>(threadIdx.x % 32), warps = static_cast<int>(blockDim.x / 32);
     const int slots = counters_[6], n = slots + counters_[7];
@@ -360,13 +361,9 @@ class hot_bin_slots {
       int score = 0;
       for (int at = 0; at < n; at += 32) {
         const int r = at + lane;
-        const unsigned valid = __ballot_sync(0xffffffffu, r < n);
         if (r < n) {
           const int h = hot_bin_hash<hash_bits>(bins_[r] & 0xffff, mult);
-          const unsigned peers = __match_any_sync(valid, h);
-          bool collides = true;  // with a lane of this chunk before it
-          if (__ffs(peers) - 1 == lane) collides = (atomicOr(bits + h / 32, 1u << (h % 32)) >> (h % 32)) & 1u;
-          if (collides) score += r < slots ? 64 : 1;
+          if ((atomicOr(bits + h / 32, 1u << (h % 32)) >> (h % 32)) & 1u) score += r < slots ? 64 : 1;
         }
       }
       for (int d = 16; d > 0; d /= 2) score += __shfl_xor_sync(0xffffffffu, score, d);
