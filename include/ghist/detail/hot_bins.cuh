@@ -283,7 +283,6 @@ class hot_bin_slots {
     const int lane = static_cast<int>(threadIdx.x);
     const int B = static_cast<int>(blockDim.x);
     auto hits = [&](int r) { return bins_[r] >> 16; };
-    auto bin = [&](int r) { return bins_[r] & 0xffff; };
     const int own_hits = B / hot_bin_own_min_share > slot_hits ? B / hot_bin_own_min_share : slot_hits;
     int strong_n = 0, worth_own = 0;  // ranked: prefixes
     for (int at = 0; at < offered; at += 32) {
