@@ -20,7 +20,9 @@
 // waits for the slowest to free a stage): seed 000's saturating add at RF 1, H = 505..24576, 7-25% slower than
 // without staging (a tile's bookkeeping every 4 inputs per lane, and spills at 32 registers), where one ring per
 // block was 3% faster; the packed argmax gained alike with both (lent H100, 2026-11-26,
-// bench/results/2026-11-26-h100-staged-input-ab.txt).
+// bench/results/2026-11-26-h100-staged-input-ab.txt). Also dropped: updating warps that claim the ring's chunks of 32
+// vectors through a counter in shared memory instead of a vector each per tile, 8-19% slower everywhere (RF 1 and
+// the slots per active bin; bench/results/2026-11-26-h100-staged-active-bins-ab.txt, table 5).
 #pragma once
 
 #include <cstdint>
