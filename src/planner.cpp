@@ -305,7 +305,9 @@ int active_bin_samples(i64 active, int B) {
 // claim chunks through a counter: 8-19% slower everywhere), nor the waits' suspend hint (no change). Every input
 // told RF 63 and all in one bin (H = 12288) takes 113 -> 125.
 inline constexpr double active_bin_staged_min_sharers = 3.0;
-bool stages_active_bins(const problem& p, const device_info& dev, const plan_overrides& o) {
+// Whether staged input may apply at all: the compare-and-swap class, not forbidden, a device with the bulk-copy
+// engine, and element inputs whose type divides the ring's 16-byte vectors.
+bool may_stage_input(const problem& p, const device_info& dev, const plan_overrides& o) {
   const bool element_vectors = p.record_bytes > 0 && p.record_bytes < 16 && 16 % p.record_bytes == 0;
   return o.staged_input >= 0 && dev.compute_capability >= 90 && element_vectors && p.op_class == atomic_class::cas;
 }
@@ -335,7 +337,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_
         (shared_words ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes) + (ring ? staged_ring_bytes(B) : 0);
     return slots_at + table_bytes < L ? L - slots_at - table_bytes : 0;
   };
-  const bool may_stage = stages_active_bins(p, dev, o);
+  const bool may_stage = may_stage_input(p, dev, o);
   auto make = [&](int B, bool shared_words, std::size_t per_slot, bool staged) {
     const int most_slots = shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
     plan pl;
@@ -532,10 +534,8 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
 // (kernel_shared.cuh) moved nothing without staging (table 5): that loop waited on its loads.
 void choose_staged_input(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                          int blocks_per_sm, plan& pl) {
-  const bool element_vectors = p.record_bytes > 0 && p.record_bytes < 16 && 16 % p.record_bytes == 0;
-  if (o.staged_input < 0 || dev.compute_capability < 90 || !element_vectors || p.op_class != atomic_class::cas ||
-      !pl.defer_lost_updates || pl.hot_slots > 0 || pl.thread_private || pl.warp_private || pl.block % 32 != 0 ||
-      pl.block < 64)  // a warp that asks for the tiles and at least one that updates
+  if (!may_stage_input(p, dev, o) || !pl.defer_lost_updates || pl.hot_slots > 0 || pl.thread_private ||
+      pl.warp_private || pl.block % 32 != 0 || pl.block < 64)  // a warp that asks for the tiles, one that updates
     return;
   const std::size_t ring = staged_ring_bytes(pl.block) + 127;  // 127: the ring's alignment after the copies
   auto plan_with_ring = [&](const plan_overrides& with, int blocks) {
