@@ -18,6 +18,7 @@
 #include "ghist/detail/kernel_partition.cuh"
 #include "ghist/detail/kernel_partition_counted.cuh"
 #include "ghist/detail/kernel_shared.cuh"
+#include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/race_factor.cuh"
 #include "ghist/detail/unit_increments.hpp"
 #include "ghist/detail/validate.hpp"
@@ -105,20 +106,25 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
                 " inputs per thread (" + pl.to_string() + ")");
   int* dest_locks = nullptr;
   T* rows = nullptr;
+  overwrite_gate gate;
   if (pl.merge_rows) {
     rows = static_cast<T*>(scratch.get(pl.temp_bytes));  // in overwrite mode the fold writes every bin: no fill
   } else {
-    if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+    // The hardware-atomic class's overwrite call has dest filled by the kernel's first block to merge, where the
+    // stream has a gate and dest is small (overwrite_gate.hpp); otherwise before the launch.
+    if (atomic_class_of<Op> == atomic_class::hdw && how == mode::overwrite && num_bins <= overwrite_gate_max_bins &&
+        !pl.warp_private && !pl.thread_private)
+      gate = overwrite_gate_for(stream);
+    if (how == mode::overwrite && gate.words == nullptr) fill_async(dest, num_bins, Op::identity(), stream);
     if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
       dest_locks = static_cast<int*>(scratch.get(pl.temp_bytes));
       GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
     }
   }
   auto launch = [&](auto kernel) {
-    GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(pl.shared_bytes)));
-    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, num_bins, pl.M, pl.H_chk,
-                                                           pl.S, pl.hot_slots, pl.hot_samples);
+    allow_dynamic_shared(kernel, pl.shared_bytes);
+    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, gate, num_bins, pl.M,
+                                                           pl.H_chk, pl.S, pl.hot_slots, pl.hot_samples);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows == nullptr) return;
     const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
@@ -199,6 +205,12 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
       return;
     }
   }
+  if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+    if (gate.words != nullptr) {
+      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, false, false, false, false, true>);
+      return;
+    }
+  }
   launch(shared_memory_kernel<Source, Op, copy_owner::threads>);
 }
 
@@ -246,7 +258,7 @@ void launch_global(const Source& src, Op op, typename Op::value_type* dest, std:
 /// how many of its blocks of partition_block threads the device holds at once.
 template <class Kernel>
 std::int64_t resident_partition_blocks(Kernel kernel, std::size_t shared) {
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  allow_dynamic_shared(kernel, shared);
   int per_sm = 0;
   GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, partition_block, shared));
   return std::int64_t{std::max(1, per_sm)} * device_info::current().sm_count;
@@ -258,14 +270,12 @@ std::int64_t resident_partition_blocks(Kernel kernel, std::size_t shared) {
 /// counted, 16-bit records: bench/NOTES.md, twelfth session). Returns the block's threads.
 template <class Kernel>
 int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared) {
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(shared)));
+  allow_dynamic_shared(histogram, shared);
   int per_sm = 0;
   GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram, partition_block, shared));
   if (per_sm >= 2 || wide == nullptr) return partition_block;
   histogram = wide;
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(shared)));
+  allow_dynamic_shared(histogram, shared);
   return 2 * partition_block;
 }
 
@@ -315,8 +325,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   const bool sector_buffers =
       counted_sector_buffers(sizeof(Record), groups, device_info::current().shared_per_block_optin);
   const std::size_t partition_shared = counted_pass1_shared_bytes(sizeof(Record), groups, sector_buffers);
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(count_shared)));
+  allow_dynamic_shared(count, count_shared);
   const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
   const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
   const std::int64_t slice = l.slice_tiles * partition_tile;

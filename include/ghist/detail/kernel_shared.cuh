@@ -22,6 +22,7 @@
 #include "ghist/detail/atomic_update.cuh"
 #include "ghist/detail/deferred_cas.cuh"
 #include "ghist/detail/hot_bins.cuh"
+#include "ghist/detail/overwrite_gate.cuh"
 #include "ghist/detail/run_carry.cuh"
 #include "ghist/detail/staged_input.cuh"
 #include "ghist/detail/warp_aggregate.cuh"
@@ -62,13 +63,17 @@ inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thr
 // several threads (compare-and-swap, or the lock class's bit locks). Staged (with DeferLost: plan::staged_input): the
 // input comes through a ring of tiles in shared memory (staged_input.cuh), after the copies or, with ActiveBins (whose
 // slots take the room after the copy), at the end of the block's shared memory, before which the hot-bin table sits.
+// Gated (the hardware-atomic class's overwrite calls with an overwrite_gate): the block that reaches its merge first
+// fills dest (overwrite_gate.cuh). Its own instance: with the gate's code merely present (never taken), ptxas's code
+// for the merge took seed 000's HDW RF 1 at H = 12288 / 24576 from 82.5 / 86.6 to 88.8 / 94.8 us (lent H100,
+// 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt).
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false,
-          bool ActiveBins = false, bool SharedSlotWords = false, bool Staged = false>
+          bool ActiveBins = false, bool SharedSlotWords = false, bool Staged = false, bool Gated = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
                                   (ActiveBins ? 1 : shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
-                         typename Op::value_type* rows, std::int64_t num_bins, int M, std::int64_t H_chk, int S,
-                         int hot_slots, int active_samples) {
+                         typename Op::value_type* rows, overwrite_gate gate, std::int64_t num_bins, int M,
+                         std::int64_t H_chk, int S, int hot_slots, int active_samples) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool WarpPrivate = Owner == copy_owner::warp;
@@ -93,6 +98,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   deferred_cas_updater<Op> deferred(op);  // DeferLost: a lost update waits in registers (deferred_cas.cuh)
   static_assert(!HotBins || ((defer || locked) && sizeof(T) >= 4),
                 "hot-bin slots go with the deferring compare-and-swap loop or the lock class's locks");
+  static_assert(!Gated || (atomic_class_of<Op> == atomic_class::hdw && Owner == copy_owner::threads && !HotBins),
+                "the overwrite gate goes with the hardware-atomic class's plain loop");
   static_assert(!Staged || (defer && (!HotBins || ActiveBins) && Owner == copy_owner::threads),
                 "staged input goes with the deferring compare-and-swap loop, without hot-bin slots or with a slot per "
                 "active bin");
@@ -288,6 +295,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       }
     }
     __syncthreads();
+    if constexpr (Gated)
+      if (pass == 0) pass_overwrite_gate(gate, dest, num_bins, identity);  // an overwrite call's fill of dest
     if constexpr (HotBins)
       if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, static_cast<int>(stride));  // into copy 0
     // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies

@@ -23,6 +23,7 @@
 #include "ghist/detail/byte_histogram/common.cuh"
 #include "ghist/detail/byte_histogram/row_gaps.cuh"
 #include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/launch_attributes.hpp"
 
 namespace ghist::detail::bytes {
 
@@ -187,13 +188,11 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   }
 }
 
-/// count_channels may use more than the default 48 KiB of dynamic shared memory. Set before every launch: each
-/// translation unit has its own instance of the kernel (see launch.cuh).
+/// count_channels may use more than the default 48 KiB of dynamic shared memory. Asked before every launch: each
+/// translation unit has its own instance of the kernel (see launch.cuh), which allow_dynamic_shared tells apart.
 template <int Channels, int Active, class Tuning>
 void allow_channel_shared_memory() {
-  GHIST_CUDA_CHECK(cudaFuncSetAttribute(count_channels<Channels, Active, Tuning>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(channel_shared_bytes<Active, Tuning>())));
+  allow_dynamic_shared(count_channels<Channels, Active, Tuning>, channel_shared_bytes<Active, Tuning>());
 }
 
 /// The persistent grid of count_channels on `device` (blocks that fit at once), made once per device.

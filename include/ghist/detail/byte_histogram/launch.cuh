@@ -18,6 +18,7 @@
 #include "ghist/detail/byte_histogram/row_gaps.cuh"
 #include "ghist/detail/byte_histogram/shared_atomics.cuh"
 #include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/validate.hpp"
 #include "ghist/detail/workspace_pool.hpp"
 #include "ghist/error.hpp"
@@ -78,12 +79,11 @@ struct counting_kernel {
     else return count_bytes_shared_atomics<Tuning>;
   }
   static void launch(int grid, const byte_job& job, cudaStream_t stream) {
-    // The opt-in is set on every launch, not cached with the grid: each translation unit that instantiates this
-    // kernel template gets a kernel of its own (no relocatable device code), while the host-side cache below is one
-    // per program, so a cached opt-in would reach only the first unit's kernel (the others then fail to launch).
-    if (shared_bytes() > 48 * 1024)
-      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes())));
+    // The opt-in is not cached with the grid: each translation unit that instantiates this kernel template gets a
+    // kernel of its own (no relocatable device code), while the host-side cache below is one per program, so an
+    // opt-in cached there would reach only the first unit's kernel (the others then fail to launch).
+    // allow_dynamic_shared keys its cache by the kernel's own address.
+    if (shared_bytes() > 48 * 1024) allow_dynamic_shared(kernel(), shared_bytes());
     kernel()<<<grid, block, shared_bytes(), stream>>>(job);
   }
 
@@ -97,9 +97,7 @@ struct counting_kernel {
     int optin = 0, sms = 0, per_sm = 0;
     GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (shared_bytes() + fixed_shared_bytes > static_cast<std::size_t>(optin)) return 0;
-    if (shared_bytes() > 48 * 1024)
-      GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes())));
+    if (shared_bytes() > 48 * 1024) allow_dynamic_shared(kernel(), shared_bytes());
     GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel(), block, shared_bytes()));
     return per_sm > 0 ? sms * per_sm : 0;

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/dispatch.cuh"
 #include "ghist/detail/multi/multi_plan.hpp"
 #include "ghist/detail/validate.hpp"
@@ -44,8 +45,7 @@ std::size_t bytes_of(std::int64_t count, const std::string& what) {
 template <class Kernel, class... Args>
 void launch(Kernel kernel, const multi_plan& pl, cudaStream_t stream, Args... args) {
   if (pl.shared_bytes > 0)
-    GHIST_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(pl.shared_bytes)));
+    allow_dynamic_shared(kernel, pl.shared_bytes);
   kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(args...);
   GHIST_CUDA_CHECK(cudaGetLastError());
 }
