@@ -4,15 +4,13 @@
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <utility>
-#include <vector>
 
 #include "ghist/detail/cuda_check.hpp"
 
 namespace ghist::detail {
 namespace {
 
-constexpr int gates_per_slab = 256;  // 4 KiB: one cudaMalloc for the next 256 streams of a device
+constexpr int gates_per_slab = 256;  // 4 KiB: one cudaMalloc for a device's next 256 streams
 
 struct device_gates {
   std::map<unsigned long long, unsigned long long*> by_stream;  // stream id -> its two words
@@ -38,34 +36,23 @@ unsigned long long next_ticket() {
 
 }  // namespace
 
-overwrite_gate overwrite_gate_for(cudaStream_t stream) {
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  unsigned long long stream_id = 0;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone ||
-      cudaStreamGetId(stream, &stream_id) != cudaSuccess) {
-    (void)cudaGetLastError();  // a refused query is not an error of the call: it fills dest as before
-    return {};
-  }
+overwrite_gate_words overwrite_gate_words_for(unsigned long long stream_id) {
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(gates_mutex);
   device_gates& mine = gates[device];
-  auto found = mine.by_stream.find(stream_id);
-  if (found == mine.by_stream.end()) {
-    if (mine.by_stream.size() >= static_cast<std::size_t>(overwrite_gate_max_streams)) return {};
-    if (mine.slab_used == gates_per_slab) {
-      void* slab = nullptr;
-      const std::size_t bytes = gates_per_slab * 2 * sizeof(unsigned long long);
-      GHIST_CUDA_CHECK(cudaMalloc(&slab, bytes));
-      // Zeroed and waited for here, once per 256 streams, so that a launch on any stream finds the words zero.
-      GHIST_CUDA_CHECK(cudaMemsetAsync(slab, 0, bytes, stream));
-      GHIST_CUDA_CHECK(cudaStreamSynchronize(stream));
-      mine.slab = static_cast<unsigned long long*>(slab);
-      mine.slab_used = 0;
-    }
-    found = mine.by_stream.emplace(stream_id, mine.slab + 2 * mine.slab_used++).first;
+  const auto found = mine.by_stream.find(stream_id);
+  if (found != mine.by_stream.end()) return {found->second, false, next_ticket()};
+  if (mine.by_stream.size() >= static_cast<std::size_t>(overwrite_gate_max_streams)) return {};
+  if (mine.slab_used == gates_per_slab) {
+    void* slab = nullptr;
+    GHIST_CUDA_CHECK(cudaMalloc(&slab, gates_per_slab * 2 * sizeof(unsigned long long)));
+    mine.slab = static_cast<unsigned long long*>(slab);
+    mine.slab_used = 0;
   }
-  return {found->second, next_ticket()};
+  unsigned long long* words = mine.slab + 2 * mine.slab_used++;
+  mine.by_stream.emplace(stream_id, words);
+  return {words, true, next_ticket()};
 }
 
 }  // namespace ghist::detail

@@ -58,7 +58,7 @@ void streams_side_by_side() {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   constexpr int streams = 4, calls = 6;
-  const std::int64_t sizes[] = {31, 2048, 8192, 4097, 12288};  // 12288: above the gate's bins, a memset
+  const std::int64_t sizes[] = {31, 2048, 12288, 4097, 16384};  // 16384: above the gate's bins, a memset
   const distribution dists[] = {distribution::uniform, distribution::zipf, distribution::one_bin};
   std::vector<overwrite_job<Op>> jobs;
   for (int i = 0; i < streams * calls; ++i)

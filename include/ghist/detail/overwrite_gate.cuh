@@ -11,8 +11,8 @@ namespace ghist::detail {
 /// anything to merge. With a gate, the first block to arrive fills dest[0, num_bins) with `identity` and opens the
 /// gate; the others wait until it is open (a block that arrives later: one load). Without one, returns at once.
 /// Measured and dropped: the fill claimed at the start of the kernel by each block's first warp, the winning warp
-/// filling while the others read their input (-experiment in bench/results/2026-11-26-h100-overwrite-gate.txt):
-/// 1-5% slower than the memset at every H, where the fill at the first merge gains at H <= 6144.
+/// filling while the others read their input (experiments 2 and 3 in bench/results/2026-11-26-h100-overwrite-gate.txt):
+/// up to 5% slower than the memset (H = 31: +3.3 us), the claim's atomic holding up every block's first warp.
 template <class T>
 __device__ void pass_overwrite_gate(const overwrite_gate& gate, T* dest, std::int64_t num_bins, const T& identity) {
   if (gate.words == nullptr) return;

@@ -19,6 +19,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ghist/detail/cuda_check.hpp"
+
 namespace ghist::detail {
 
 struct overwrite_gate {
@@ -29,14 +31,38 @@ struct overwrite_gate {
 inline constexpr int overwrite_gate_max_streams = 4096;
 
 /// Larger destinations keep the memset. The fill at the first merge makes the blocks that finish their input while
-/// it runs wait, and with many bins to merge (RF 1) their merges then bunch up: seed 000's HDW, same run, memset ->
-/// gate, us: RF 1 H = 2048 / 6144 / 12288 / 24576 78.6 / 80.8 / 82.1 / 87.0 -> 75.6 / 79.1 / 84.5 / 92.9; RF 63
-/// 79.7 / 79.0 / 80.7 / 81.3 -> 75.8 / 76.3 / 77.1 / 78.4 (lent H100, 2026-11-26,
-/// bench/results/2026-11-26-h100-overwrite-gate.txt).
-inline constexpr std::int64_t overwrite_gate_max_bins = 8192;
+/// it runs wait, and with many bins to merge (RF 1) their merges then bunch up. Seed 000's HDW, same run, memset ->
+/// gate, us (lent H100, 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt, experiment 5): RF 1
+/// H = 8192 / 10000 / 12288 / 16384 / 24576 / 49152 83.5 / 84.8 / 85.9 / 86.3 / 90.2 / 94.5 -> 81.9 / 83.2 / 86.2 /
+/// 87.7 / 94.2 / 99.9; RF 63 82.5 / 82.3 / 82.2 / 84.6 / 86.1 / 91.5 -> 78.7 / 79.1 / 79.6 / 79.7 / 80.6 / 85.9.
+inline constexpr std::int64_t overwrite_gate_max_bins = 12288;
+
+/// A stream's gate words (src/overwrite_gate.cpp): `fresh` when just handed out (the caller zeroes them on the stream),
+/// null words when the device has gates for overwrite_gate_max_streams streams already.
+struct overwrite_gate_words {
+  unsigned long long* words = nullptr;
+  bool fresh = false;
+  unsigned long long ticket = 0;
+};
+overwrite_gate_words overwrite_gate_words_for(unsigned long long stream_id);
 
 /// A gate for one launch on `stream` (current device), or a null gate (the caller then fills dest before the launch)
-/// when the stream is being captured, its id cannot be read, or the device has gates for too many streams already.
-overwrite_gate overwrite_gate_for(cudaStream_t stream);
+/// when the stream is being captured, its id cannot be read, or the device has gates for too many streams. Inline,
+/// so that the stream is asked about in the translation unit that launches: there, as for the launch, stream 0 is the
+/// legacy or the per-thread default stream (nvcc's --default-stream).
+inline overwrite_gate overwrite_gate_for(cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  unsigned long long stream_id = 0;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone ||
+      cudaStreamGetId(stream, &stream_id) != cudaSuccess) {
+    (void)cudaGetLastError();  // a refused query is not an error of the call: it fills dest as before
+    return {};
+  }
+  const overwrite_gate_words got = overwrite_gate_words_for(stream_id);
+  // Zeroed on the stream itself: only this stream's launches read these words, after this in stream order.
+  if (got.fresh) throw_on_cuda_error(cudaMemsetAsync(got.words, 0, 2 * sizeof(unsigned long long), stream),
+                                     "cudaMemsetAsync(overwrite gate words)");
+  return {got.words, got.ticket};
+}
 
 }  // namespace ghist::detail
