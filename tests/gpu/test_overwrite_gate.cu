@@ -1,7 +1,8 @@
 // An overwrite call's fill of dest done inside the kernel (overwrite_gate.hpp; the hardware-atomic class up to
 // overwrite_gate_max_bins): calls in flight on several streams at once, each stream with its own gate, and a call
 // captured into a graph (no gate: the fill stays a memset) and replayed. Each destination starts as garbage and is
-// compared with the CPU backend. Every other overwrite test on the default stream goes through the gate too.
+// compared with the CPU backend; beyond the streams that get a gate, calls fall back to the memset. Every other
+// overwrite test on the default stream goes through the gate too.
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "ghist/cpu.hpp"
+#include "ghist/detail/overwrite_gate.hpp"
 #include "ghist/generalized_histogram.cuh"
 #include "test_support.cuh"
 
@@ -104,6 +106,27 @@ TEST(OverwriteGate, CapturedCallReplays) {
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
   CUDA_OK(cudaStreamDestroy(s));
+}
+
+// Past overwrite_gate_max_streams streams a device's further streams get no gate (their calls fill with a memset):
+// calls on streams on both sides of that limit, each checked. The gates of streams the other tests used count too.
+TEST(OverwriteGate, StreamsBeyondTheGateLimit) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  overwrite_job<ghist::plus<std::uint32_t>> job(distribution::uniform, 4099, 2048, rng);
+  ghist::options opts;
+  opts.how = ghist::mode::overwrite;
+  for (int k = 0; k < ghist::detail::overwrite_gate_max_streams + 8; ++k) {
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const bool checked = k % 512 == 0 || k >= ghist::detail::overwrite_gate_max_streams - 8;
+    if (checked) job.dest->upload(job.garbage);
+    job.enqueue(s, opts);
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaStreamDestroy(s));
+    if (checked) job.expect_done(("stream " + std::to_string(k)).c_str());
+  }
 }
 
 }  // namespace
