@@ -905,6 +905,16 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
     if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);
+    // hdw, one-block groups more than half as many as the SMs: each group gets one second-pass block (a share of
+    // the grid below two), so the SMs past the group count would idle while each block histograms a whole group.
+    // One group per SM instead. Lent H100, 2026-11-26, N = 50M uniform int32 counts, H = 4194304, tile layout:
+    // 73 groups of 57457 bins 384 us (the second pass alone 215 us on 73 SMs), 132 groups of 31776 bins 294 us,
+    // 146 (two blocks per SM short of fitting) 373, 264 (two per SM) 342 (bench/results/2026-11-26-h100-huge-*).
+    // Not measured for 64-bit cas, whose one-block groups (H around 2M-3.8M) may gain the same way.
+    if (!two_fit && p.op_class == atomic_class::hdw) {
+      const i64 groups_now = ceil_div(H, group_bins);
+      if (2 * groups_now > dev.sm_count && groups_now < dev.sm_count) group_bins = ceil_div(H, dev.sm_count);
+    }
   }
   // The tile layout takes at most max_partition_groups groups, the counted layout max_counted_groups.
   const int max_groups = o.counted_groups < 0 ? detail::max_partition_groups : detail::max_counted_groups;
@@ -927,9 +937,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     shared = static_cast<std::size_t>(M) * static_cast<std::size_t>(group_bins) * p.value_bytes;
   }
   const int groups = clamp_to_int(ceil_div(H, group_bins));
+  const int counted_from =
+      p.op_class == atomic_class::hdw ? k.partition_counted_min_groups_hdw : k.partition_counted_min_groups;
   const bool counted = o.counted_groups > 0 ||
-                       (o.counted_groups == 0 && (groups >= k.partition_counted_min_groups ||
-                                                  groups > detail::max_partition_groups));
+                       (o.counted_groups == 0 && (groups >= counted_from || groups > detail::max_partition_groups));
   const std::size_t counted_record = detail::partition_record_bytes(p.record_bytes, p.unit_increments);
   if (counted && detail::counted_pass1_shared_bytes(counted_record, groups) > dev.shared_per_block_optin)
     return refuse("the counted layout's first pass needs " +

@@ -230,8 +230,13 @@ struct planner_constants {
   int partition_groups_warp_private_cas = 256;
   /// partitioned: the counted layout (plan::counted_groups) from this many groups on. H100, N = 50M uniform int32
   /// counts (16-bit records), tile / counted layout, us: 57 groups (H = 1.5M) 282 / 362; 73 (4M) 389 / 382;
-  /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session).
+  /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session). The lock class at RF <= 8 takes its 192 groups
+  /// counted (src/planner.cpp, partition_plan).
   int partition_counted_min_groups = 128;
+  /// the same for hdw. 2026-11-26, with the counted partition's loads after its scan, tile / counted layout, us:
+  /// H = 4194304 in 132 / 146 / 264 / 289 groups 294 / 373 / 342 / 451 against 360 / 383 / 405 / 442; H = 16777216
+  /// in 289 / 396 groups 534 / 513 against 465 / 498.
+  int partition_counted_min_groups_hdw = 280;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };

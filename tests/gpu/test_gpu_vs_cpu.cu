@@ -851,6 +851,13 @@ TEST(GpuVsCpu, PartitionedCountedLayout) {
       c.dist = distribution::out_of_range;
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
     }
+  // More inputs than one slice (64M) in 289 groups: the first slice overwrites, the second accumulates; the blocks
+  // of the balanced second pass hold several groups each, and groups end inside a block's share.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::uniform, (std::int64_t{1} << 26) + 12345, 1 << 24, ghist::strategy::partitioned, how};
+    c.counted = 1;
+    check_against_cpu<ghist::plus<std::uint32_t>>(c);
+  }
   // A caller's workspace sized for the counted layout without rows: the blocks merge with atomics.
   opts.overrides.kind = ghist::strategy::partitioned;
   opts.overrides.counted_groups = 1;

@@ -992,6 +992,12 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.H_chk, 57196);
   EXPECT_EQ(pl.S, 55);
   EXPECT_EQ(pl.grid, 132);
+  p.num_bins = 4 << 20;        // 73 groups of <= 58112 bins would get one block each, 59 SMs idle: one per SM
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 132);
+  EXPECT_EQ(pl.H_chk, 31776);
+  EXPECT_EQ(pl.grid, 132);
+  EXPECT_FALSE(pl.counted_groups) << "132 groups: the tile layout (counted from 280)";
   p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: 289 equal groups of <= 58112 bins (227 KiB)
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 58053);

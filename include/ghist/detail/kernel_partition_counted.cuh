@@ -15,7 +15,8 @@
 //   4. contiguous_group_histogram_kernel: a block histograms its share of one group's records, read as one
 //      contiguous stream, in shared memory (group_in_shared, as the tile layout's second pass).
 // The count reads the input once more, which the long contiguous reads of the second pass pay for when the
-// groups are many; the planner takes this layout from planner_constants::partition_counted_min_groups groups.
+// groups are many; the planner takes this layout from planner_constants::partition_counted_min_groups groups
+// (partition_counted_min_groups_hdw for the hardware-atomic class).
 // Records are the inputs, or for unit increments their 16-bit bins within the group (partition_record_t).
 #pragma once
 
@@ -124,9 +125,12 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   auto tile_size = [&](std::int64_t tile) {
     return n - tile * partition_tile < partition_tile ? n - tile * partition_tile : partition_tile;
   };
-  // The next tile's loads are issued as soon as this tile's inputs are no longer needed (after the ranking, or for
-  // input records after staging), into the same registers, so that they are in flight while the block scans and
-  // writes (H100, H = 16M, 289 groups: see partition_plan in src/planner.cpp).
+  // The next tile's loads go into the same registers once this tile's inputs are no longer needed: for local-bin
+  // records after the block's scan of the group counts, for input records after staging, so that they are in
+  // flight while the block stages and writes. Not before the scan: the kernel keeps a few values in local memory
+  // (64 registers at two blocks per SM), the scan loads them back, and those loads then waited for the tile's
+  // global loads (H100, H = 16M, 289 groups, ncu: 40% of the pass's stall samples in the scan, whose first local
+  // load alone had 11%; the pass took 301.7 us with the loads issued after the ranking, 262-270 after the scan).
   In x[partition_items];
   auto load = [&](std::int64_t tile) {
     if (tile >= t.last) return;
@@ -142,10 +146,10 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
     else
       rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
-    if constexpr (local_bins) load(tile + 1);
     __syncthreads();
     block_exclusive_scan(counts, starts, groups, warp_sums);
     __syncthreads();
+    if constexpr (local_bins) load(tile + 1);
     constexpr int rank_mask = (1 << partition_rank_bits) - 1;
 #pragma unroll
     for (int j = 0; j < partition_items; ++j) {
