@@ -233,10 +233,12 @@ struct planner_constants {
   /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session). The lock class at RF <= 8 takes its 192 groups
   /// counted (src/planner.cpp, partition_plan).
   int partition_counted_min_groups = 128;
-  /// the same for hdw. 2026-11-26, with the counted partition's loads after its scan, tile / counted layout, us:
-  /// H = 4194304 in 132 / 146 / 264 / 289 groups 294 / 373 / 342 / 451 against 360 / 383 / 405 / 442; H = 16777216
-  /// in 289 / 396 groups 534 / 513 against 465 / 498.
-  int partition_counted_min_groups_hdw = 280;
+  /// the same for hdw. 2026-11-26, with one-block groups writing dest themselves in both layouts, tile / counted
+  /// layout, us: H = 16777216 in 289 / 396 / 528 / 660 / 792 groups 437 / 436 / 524 / 606 / 638 against 468 / 500
+  /// / 561 / 569 / 578; H = 4194304 in the same 433 / 436 / 495 / 581 / 623 against 449 / 483 / 536 / 550 / 555
+  /// (bench/results/2026-11-26-h100-huge-partition-experiments.txt; the tile layout's short runs since then:
+  /// 16777216 in 289 groups 396 us).
+  int partition_counted_min_groups_hdw = 600;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
 };

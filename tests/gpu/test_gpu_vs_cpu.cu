@@ -806,8 +806,12 @@ TEST(GpuVsCpu, PartitionedPlan) {
       check_against_cpu<saturating_add24>(c);
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
     }
-  check_against_cpu<ghist::plus<std::uint32_t>>({distribution::uniform, (std::int64_t{1} << 26) + 12345, 1 << 20,
-                                                 ghist::strategy::partitioned, ghist::mode::accumulate});
+  // More inputs than one slice: overwriting, the first slice writes dest and the second accumulates; groups of
+  // several second-pass blocks (H = 2^20) and of one each (2^22: one group per SM).
+  for (std::int64_t H : {1 << 20, 1 << 22})
+    for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+      check_against_cpu<ghist::plus<std::uint32_t>>(
+          {distribution::uniform, (std::int64_t{1} << 26) + 12345, H, ghist::strategy::partitioned, how});
   // One group of 300007 bins (a power of two: 524288) cannot fit shared memory: an error, not a wrong answer.
   ghist::options opts;
   opts.overrides.kind = ghist::strategy::partitioned;
@@ -823,7 +827,7 @@ TEST(GpuVsCpu, PartitionedPlan) {
 // Overwriting, groups without records must still be written (the destination starts as garbage).
 TEST(GpuVsCpu, PartitionedCountedLayout) {
   ghist::options opts;
-  EXPECT_TRUE((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(50000000, 1 << 24, opts)
+  EXPECT_TRUE((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(50000000, 50000000, opts)
                    .counted_groups));
   EXPECT_FALSE((ghist::plan_for_elements<ghist::plus<std::uint32_t>, std::uint32_t>(50000000, 196608, opts)
                     .counted_groups));

@@ -997,12 +997,16 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.S, 132);
   EXPECT_EQ(pl.H_chk, 31776);
   EXPECT_EQ(pl.grid, 132);
-  EXPECT_FALSE(pl.counted_groups) << "132 groups: the tile layout (counted from 280)";
+  EXPECT_FALSE(pl.counted_groups) << "132 groups: the tile layout (hdw: counted from 600)";
   p.num_bins = 16 << 20;       // 32 groups of 524288 bins do not fit: 289 equal groups of <= 58112 bins (227 KiB)
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 58053);
   EXPECT_EQ(pl.S, 289);
-  EXPECT_TRUE(pl.counted_groups) << "289 groups: the counted layout (runs of ~28 records per tile otherwise)";
+  EXPECT_FALSE(pl.counted_groups) << "289 groups: hdw keeps the tile layout up to 600";
+  p.num_bins = 40 << 20;       // 722 groups: the counted layout
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 722);
+  EXPECT_TRUE(pl.counted_groups);
   EXPECT_NE(pl.to_string().find("counted_groups"), std::string::npos);
   p.num_bins = 100000000;      // beyond 1024 groups of shared memory: 1721 groups of <= 58112 bins, counted
   pl = ghist::make_plan(p, dev, forced);

@@ -363,8 +363,9 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   }
 }
 
-/// The partitioned strategy, slice by slice (kernel_partition.cuh); dest already holds the identity (overwrite) or
-/// the caller's values (accumulate).
+/// The partitioned strategy, slice by slice (kernel_partition.cuh). Overwriting, the first slice writes dest itself
+/// in both layouts (a group's only block writes all its bins; groups with several blocks are filled with the
+/// identity first), so dest is not filled beforehand; later slices accumulate.
 template <class Source, class Op>
 void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins,
                         const plan& pl, mode how, scratch_space& scratch, cudaStream_t stream) {
@@ -390,7 +391,6 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       launch_counted_partition(src.input, src.n, src.f, op, dest, num_bins, pl, how, scratch, stream);
       return;
     }
-    if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     using T = typename Op::value_type;
     const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
@@ -430,11 +430,20 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       partition<<<static_cast<int>(std::min(resident, tiles)), partition_block, partition_shared, stream>>>(
           src.input + first, count, src.f, num_bins, group_of, groups, records, offsets, l.slice_tiles, totals);
       GHIST_CUDA_CHECK(cudaGetLastError());
-      assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts);
+      // Overwriting, the first slice writes dest: without it, dest was filled beforehand and each one-block group
+      // read back (H100, H = 4194304 in 132 one-block groups: see bench/NOTES.md, twenty-sixth session).
+      const bool overwrite = how == mode::overwrite && first == 0;
+      assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
+                                                                       overwrite ? 1u : 0u);
       GHIST_CUDA_CHECK(cudaGetLastError());
+      if (overwrite) {
+        fill_shared_groups_kernel<T><<<static_cast<unsigned>(std::min(groups, 1024)), 256, 0, stream>>>(
+            starts, groups, group_of, num_bins, Op::identity(), dest);
+        GHIST_CUDA_CHECK(cudaGetLastError());
+      }
       histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
           records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
-          pl.M);
+          pl.M, overwrite);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (rows != nullptr) {
         merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(

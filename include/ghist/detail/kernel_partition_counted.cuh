@@ -210,20 +210,6 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   }
 }
 
-/// Overwriting, before pass 4: the groups that several blocks merge into with atomics start from the identity (a
-/// group's only block writes its bins itself).
-template <class T>
-__global__ void __launch_bounds__(256) fill_shared_groups_kernel(const unsigned* starts, int groups,
-                                                                 group_divider group_of, std::int64_t num_bins,
-                                                                 T identity, T* dest) {
-  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
-    if (starts[g + 1] - starts[g] < 2) continue;
-    const std::int64_t lo = std::int64_t{g} * static_cast<int>(group_of.d);
-    const std::int64_t hi = lo + static_cast<int>(group_of.d) < num_bins ? lo + static_cast<int>(group_of.d) : num_bins;
-    for (std::int64_t b = lo + threadIdx.x; b < hi; b += blockDim.x) dest[b] = identity;
-  }
-}
-
 /// Pass 4 over 16-bit local-bin records [begin, end): 16-byte loads of 8 records, four in flight per thread (two
 /// bytes per thread and load would keep a quarter of the bytes in flight that the read rate needs); the records
 /// array is 16-byte aligned, the unaligned head and tail go one record per thread.
