@@ -279,6 +279,16 @@ int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared) {
   return 2 * partition_block;
 }
 
+/// Overwriting, before a partitioned second pass: the groups with several blocks start from the identity.
+template <class T>
+void fill_shared_groups(const unsigned* starts, int groups, const group_divider& group_of, std::int64_t num_bins,
+                        T identity, T* dest, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((group_of.d + fill_group_chunk - 1) / fill_group_chunk),
+                  static_cast<unsigned>(groups));
+  fill_shared_groups_kernel<T><<<grid, 256, 0, stream>>>(starts, group_of, num_bins, identity, dest);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+}
+
 /// The partitioned strategy's counted layout (plan::counted_groups, kernel_partition_counted.cuh), slice by slice.
 /// Overwriting, the first slice writes dest itself (a group's only block writes all its bins; groups with several
 /// blocks are filled with the identity first), so dest is not filled beforehand; later slices accumulate.
@@ -344,9 +354,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
                                                                      overwrite ? 1u : 0u, record_starts);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (overwrite) {
-      fill_shared_groups_kernel<T><<<static_cast<unsigned>(std::min(groups, 1024)), 256, 0, stream>>>(
-          starts, groups, group_of, num_bins, Op::identity(), dest);
-      GHIST_CUDA_CHECK(cudaGetLastError());
+      fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
     }
     partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins, group_of,
                                                                      groups, table, record_starts, records,
@@ -364,8 +372,9 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
 }
 
 /// The partitioned strategy, slice by slice (kernel_partition.cuh). Overwriting, the first slice writes dest itself
-/// in both layouts (a group's only block writes all its bins; groups with several blocks are filled with the
-/// identity first), so dest is not filled beforehand; later slices accumulate.
+/// (a group's only block writes all its bins; groups with several blocks are filled with the identity first) in the
+/// counted layout, and in the tile layout for 16-bit records (tile_groups_write_dest); otherwise dest is filled
+/// with the identity first. Later slices accumulate.
 template <class Source, class Op>
 void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins,
                         const plan& pl, mode how, scratch_space& scratch, cudaStream_t stream) {
@@ -391,11 +400,13 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       launch_counted_partition(src.input, src.n, src.f, op, dest, num_bins, pl, how, scratch, stream);
       return;
     }
+    using Record = partition_record_t<In, BinFn, Op>;
+    if (how == mode::overwrite && !tile_groups_write_dest<In, Record>)
+      fill_async(dest, num_bins, Op::identity(), stream);
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     using T = typename Op::value_type;
     const std::size_t rows_bytes = pl.merge_rows ? group_rows_bytes(pl.grid, groups, pl.H_chk, sizeof(T)) : 0;
     const bool with_locks = xcg && !pl.merge_rows;  // destination locks (warp-private copies merge the same way)
-    using Record = partition_record_t<In, BinFn, Op>;
     const partition_layout l = make_partition_layout(src.n, groups, sizeof(Record), num_bins, with_locks, rows_bytes);
     auto* base = static_cast<unsigned char*>(scratch.get(l.bytes));
     Record* records = reinterpret_cast<Record*>(base + l.records);
@@ -432,14 +443,12 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       GHIST_CUDA_CHECK(cudaGetLastError());
       // Overwriting, the first slice writes dest: without it, dest was filled beforehand and each one-block group
       // read back (H100, H = 4194304 in 132 one-block groups: see bench/NOTES.md, twenty-sixth session).
-      const bool overwrite = how == mode::overwrite && first == 0;
+      const bool overwrite = tile_groups_write_dest<In, Record> && how == mode::overwrite && first == 0;
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
                                                                        overwrite ? 1u : 0u);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (overwrite) {
-        fill_shared_groups_kernel<T><<<static_cast<unsigned>(std::min(groups, 1024)), 256, 0, stream>>>(
-            starts, groups, group_of, num_bins, Op::identity(), dest);
-        GHIST_CUDA_CHECK(cudaGetLastError());
+        fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
       }
       histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
           records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,

@@ -353,17 +353,22 @@ __device__ __forceinline__ group_share group_of_block(const unsigned* starts, in
 }
 
 /// Overwriting, before the second pass (both layouts): the groups that several blocks merge into (atomics, locks or
-/// rows) start from the identity; a group's only block writes its bins itself.
+/// rows) start from the identity; a group's only block writes its bins itself. Block (x, y) fills chunk x of group
+/// y when the group has several blocks: a grid over every chunk of every group, so that it is as fast as a fill of
+/// all of dest when every group is shared.
+inline constexpr int fill_group_chunk = 4096;
 template <class T>
-__global__ void __launch_bounds__(256) fill_shared_groups_kernel(const unsigned* starts, int groups,
-                                                                 group_divider group_of, std::int64_t num_bins,
-                                                                 T identity, T* dest) {
-  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
-    if (starts[g + 1] - starts[g] < 2) continue;
-    const std::int64_t lo = std::int64_t{g} * static_cast<int>(group_of.d);
-    const std::int64_t hi = lo + static_cast<int>(group_of.d) < num_bins ? lo + static_cast<int>(group_of.d) : num_bins;
-    for (std::int64_t b = lo + threadIdx.x; b < hi; b += blockDim.x) dest[b] = identity;
-  }
+__global__ void __launch_bounds__(256) fill_shared_groups_kernel(const unsigned* starts, group_divider group_of,
+                                                                 std::int64_t num_bins, T identity, T* dest) {
+  const int g = blockIdx.y;
+  if (starts[g + 1] - starts[g] < 2) return;
+  const std::int64_t group_first = std::int64_t{g} * static_cast<int>(group_of.d);
+  const std::int64_t group_end = group_first + static_cast<int>(group_of.d) < num_bins
+                                     ? group_first + static_cast<int>(group_of.d)
+                                     : num_bins;
+  const std::int64_t lo = group_first + std::int64_t{blockIdx.x} * fill_group_chunk;
+  const std::int64_t hi = lo + fill_group_chunk < group_end ? lo + fill_group_chunk : group_end;
+  for (std::int64_t b = lo + threadIdx.x; b < hi; b += blockDim.x) dest[b] = identity;
 }
 
 /// One second-pass block's histogram of one group (bins [lo, lo + len), `stride` bins apart for its M copies) in
@@ -439,31 +444,9 @@ class group_in_shared {
     if constexpr (cas && !WarpPrivate) deferred_.flush(subs_);
     __syncthreads();
     const T identity = Op::identity();
-    auto folded = [&](std::int64_t b) {
+    for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
       T acc = subs_[b];
       for (int m = 1; m < M_; ++m) acc = op_(acc, subs_[m * stride_ + b]);
-      return acc;
-    };
-    if (K == 1 && !overwrite) {
-      // The group's only block adds its sums to the caller's values: several loads of dest in flight per thread
-      // (one at a time, this loop took a tenth of the stall samples of the tile layout's second pass at H = 4M).
-      constexpr int batch = 4;
-      for (std::int64_t b0 = threadIdx.x; b0 < len_; b0 += batch * std::int64_t{blockDim.x}) {
-        T acc[batch], old[batch];
-#pragma unroll
-        for (int q = 0; q < batch; ++q) {
-          const std::int64_t b = b0 + q * std::int64_t{blockDim.x};
-          acc[q] = b < len_ ? folded(b) : identity;
-          if (!bitwise_equal(acc[q], identity)) old[q] = dest[lo_ + b];
-        }
-#pragma unroll
-        for (int q = 0; q < batch; ++q)
-          if (!bitwise_equal(acc[q], identity)) dest[lo_ + b0 + q * std::int64_t{blockDim.x}] = op_(old[q], acc[q]);
-      }
-      return;
-    }
-    for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
-      const T acc = folded(b);
       if (K > 1 && rows != nullptr) {
         rows[std::int64_t{block} * stride_ + b] = acc;  // every bin: merge_group_rows_kernel reads the whole row
         continue;
@@ -473,7 +456,8 @@ class group_in_shared {
         continue;
       }
       if (bitwise_equal(acc, identity)) continue;
-      atomic_update<memory_level::global>(op_, dest + lo_ + b, acc, xcg ? dest_locks + lo_ + b : nullptr);
+      if (K == 1) dest[lo_ + b] = op_(dest[lo_ + b], acc);
+      else atomic_update<memory_level::global>(op_, dest + lo_ + b, acc, xcg ? dest_locks + lo_ + b : nullptr);
     }
   }
 
@@ -497,10 +481,18 @@ __device__ __forceinline__ std::int64_t group_length(int g, const group_divider&
   return num_bins - lo < stride ? num_bins - lo : stride;
 }
 
+/// Whether the tile layout's one-block groups write dest themselves when overwriting: for 16-bit records of unit
+/// increments (measured: H100, H = 16777216 in 289 groups 530 -> 440 us, the fill of all of dest and the read-back
+/// gone). Input records keep the fill: the flag in their instances cost ptxas registers (packed argmax spilled 96
+/// bytes instead of 32), for no measured gain.
+template <class In, class Record>
+inline constexpr bool tile_groups_write_dest = !std::is_same_v<Record, In>;
+
 /// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K,
 /// k + 2K, ... of the slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles
-/// at a time. slice_tiles is the row length of the offsets table. `overwrite`: a group's only block writes all its
-/// bins (groups without records given one block each). Threads: the block's (second_pass_threads).
+/// at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
+/// only block writes all its bins (groups without records given one block each). Threads: the block's
+/// (second_pass_threads).
 template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block>
 __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_per_sm / Threads) group_histogram_kernel(const Record* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
@@ -533,11 +525,13 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
     const bool has_tile = tile < tiles;
     const unsigned begin = has_tile ? first[tile] : 0u;
     const unsigned end = has_tile ? next[tile] : 0u;
-    if constexpr (!WarpPrivate) {
-      // Runs no longer than a warp (many groups: H = 16M in 289 groups has ~28 records a run): one load per lane
-      // and run, eight runs in flight per warp before any is used. The general walk below keeps four runs' first
-      // two rounds in flight, half of them empty for such runs: H100, N = 50M uniform, tile layout, H = 16777216
-      // (289 groups) 432 -> 396 us, 4194304 (132) 282 -> 269; sixteen runs in flight 405 / 269.
+    if constexpr (!WarpPrivate && !std::is_same_v<Record, In>) {
+      // 16-bit records of unit increments, runs no longer than a warp (many groups: H = 16M in 289 groups has ~28
+      // records a run): one load per lane and run, eight runs in flight per warp before any is used. The general
+      // walk below keeps four runs' first two rounds in flight, half of them empty for such runs: H100, N = 50M
+      // uniform, tile layout, H = 16777216 (289 groups) 432 -> 396 us, 4194304 (132) 282 -> 269; sixteen runs in
+      // flight 405 / 269. (With this code in the instances for input records, the compare-and-swap class's
+      // H = 786432 at RF 63 took 10% longer, in a walk that never takes it.)
       if (__reduce_max_sync(0xffffffffu, end - begin) <= 32u) {
         constexpr int in_flight = 8;
 #pragma unroll 1
@@ -614,7 +608,7 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
       }
     }
   }
-  acc.finish(block, K, overwrite, dest, dest_locks, rows);
+  acc.finish(block, K, tile_groups_write_dest<In, Record> && overwrite, dest, dest_locks, rows);
 }
 
 /// After group_histogram_kernel with rows: bin b of a group with K > 1 blocks gets the fold of its K rows (a group
