@@ -100,6 +100,8 @@ TEST(HugeGpu, FourMillionBinsTwoPartitionSlices) {
   counting(1 << 22, n, {uniform}, {v_auto, v_part, v_part_counted}, nullptr);
 }
 
+// 289 one-block groups: the tile layout (auto, v_part, v_part_tiles) runs its second pass in two full waves and a
+// partly empty third, whose groups get more, shorter blocks (assign_group_blocks_kernel's fill_last_wave).
 TEST(HugeGpu, SixteenMillionBins) {
   const i64 H = 1 << 24;
   bool untouched = true;

@@ -444,13 +444,16 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       // Overwriting, the first slice writes dest: without it, dest was filled beforehand and each one-block group
       // read back (H100, H = 4194304 in 132 one-block groups: see bench/NOTES.md, twenty-sixth session).
       const bool overwrite = tile_groups_write_dest<In, Record> && how == mode::overwrite && first == 0;
+      // 16-bit records merged with atomics: a partly empty last wave of second-pass blocks is filled with shorter
+      // ones (H100, H = 16777216 in 289 one-block groups: see bench/NOTES.md, twenty-sixth session).
+      const bool fill_last_wave = tile_groups_write_dest<In, Record> && rows == nullptr && !with_locks;
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
-                                                                       overwrite ? 1u : 0u);
+                                                                       overwrite ? 1u : 0u, nullptr, fill_last_wave);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (overwrite) {
         fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
       }
-      histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
+      histogram<<<(fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads, pl.shared_bytes, stream>>>(
           records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
           pl.M, overwrite);
       GHIST_CUDA_CHECK(cudaGetLastError());

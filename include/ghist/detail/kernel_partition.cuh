@@ -305,16 +305,21 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
 /// else min_blocks (0, or 1 when pass 2 overwrites dest: every group's bins are written), so at most budget +
 /// groups in all; starts[g] is its first block, starts[groups] the number of blocks. With record_starts (the
 /// counted layout), also the exclusive scan of the totals: the first record of each group.
-/// (A template only so that the header can define it in every translation unit.)
+/// `fill_last_wave` (budget = the second pass's resident blocks): when the blocks run in more than one wave and
+/// the last is partly empty, the groups whose blocks all fall in it get m times their blocks, m = budget / (its
+/// blocks), so that the last wave runs budget short blocks instead of a few long ones. At most 2 budget + groups
+/// blocks then. (A template only so that the header can define it in every translation unit.)
 template <class Total = unsigned long long>
 __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(const Total* totals,
                                                                               int groups, int budget,
                                                                               unsigned* starts,
                                                                               unsigned min_blocks = 0,
-                                                                              unsigned* record_starts = nullptr) {
+                                                                              unsigned* record_starts = nullptr,
+                                                                              bool fill_last_wave = false) {
   __shared__ unsigned long long partial[partition_block / 32];
   __shared__ unsigned blocks[max_counted_groups];
   __shared__ unsigned warp_sums[partition_block / 32];
+  __shared__ unsigned tail_start;
   unsigned long long sum = 0;
   for (int g = threadIdx.x; g < groups; g += partition_block) sum += totals[g];
 #pragma unroll
@@ -330,6 +335,22 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
   }
   __syncthreads();
   block_exclusive_scan(blocks, starts, groups, warp_sums);
+  if (fill_last_wave) {
+    if (threadIdx.x == 0) tail_start = ~0u;
+    __syncthreads();
+    const unsigned all = starts[groups], last_wave = all / static_cast<unsigned>(budget) * budget;
+    for (int g = threadIdx.x; g < groups; g += partition_block)
+      if (starts[g] >= last_wave && starts[g] < all) atomicMin(&tail_start, starts[g]);
+    __syncthreads();
+    const unsigned in_tail = tail_start == ~0u || last_wave == 0 ? 0u : all - tail_start;
+    const unsigned m = in_tail == 0 ? 1u : static_cast<unsigned>(budget) / in_tail;
+    if (m >= 2) {  // the same for every thread
+      for (int g = threadIdx.x; g < groups; g += partition_block)
+        if (starts[g] >= tail_start) blocks[g] *= m;
+      __syncthreads();
+      block_exclusive_scan(blocks, starts, groups, warp_sums);
+    }
+  }
   if (record_starts == nullptr) return;
   __syncthreads();
   for (int g = threadIdx.x; g < groups; g += partition_block) blocks[g] = static_cast<unsigned>(totals[g]);
