@@ -909,7 +909,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // the grid below two), so the SMs past the group count would idle while each block histograms a whole group.
     // One group per SM instead. Lent H100, 2026-11-26, N = 50M uniform int32 counts, H = 4194304, tile layout:
     // 73 groups of 57457 bins 384 us (the second pass alone 215 us on 73 SMs), 132 groups of 31776 bins 294 us,
-    // 146 (two blocks per SM short of fitting) 373, 264 (two per SM) 342 (bench/results/2026-11-26-h100-huge-*).
+    // 146 (two blocks per SM short of fitting) 373, 264 (two per SM) 342
+    // (bench/results/2026-11-26-h100-huge-partition-experiments.txt).
     // Not measured for 64-bit cas, whose one-block groups (H around 2M-3.8M) may gain the same way.
     if (!two_fit && p.op_class == atomic_class::hdw) {
       const i64 groups_now = ceil_div(H, group_bins);

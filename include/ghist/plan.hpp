@@ -236,8 +236,8 @@ struct planner_constants {
   /// the same for hdw. 2026-11-26, with one-block groups writing dest themselves in both layouts, tile / counted
   /// layout, us: H = 16777216 in 289 / 396 / 528 / 660 / 792 groups 437 / 436 / 524 / 606 / 638 against 468 / 500
   /// / 561 / 569 / 578; H = 4194304 in the same 433 / 436 / 495 / 581 / 623 against 449 / 483 / 536 / 550 / 555
-  /// (bench/results/2026-11-26-h100-huge-partition-experiments.txt; the tile layout's short runs since then:
-  /// 16777216 in 289 groups 396 us).
+  /// (bench/results/2026-11-26-h100-huge-partition-experiments.txt; the tile layout's short runs and filled last
+  /// wave since then: 16777216 in 289 groups 367-382 us).
   int partition_counted_min_groups_hdw = 600;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;

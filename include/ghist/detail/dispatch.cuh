@@ -441,8 +441,8 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       partition<<<static_cast<int>(std::min(resident, tiles)), partition_block, partition_shared, stream>>>(
           src.input + first, count, src.f, num_bins, group_of, groups, records, offsets, l.slice_tiles, totals);
       GHIST_CUDA_CHECK(cudaGetLastError());
-      // Overwriting, the first slice writes dest: without it, dest was filled beforehand and each one-block group
-      // read back (H100, H = 4194304 in 132 one-block groups: see bench/NOTES.md, twenty-sixth session).
+      // Overwriting, the first slice writes dest: before, dest was filled first and each one-block group read it
+      // back (H100, H = 16777216 in 289 one-block groups 530 -> 440 us: bench/NOTES.md, twenty-sixth session).
       const bool overwrite = tile_groups_write_dest<In, Record> && how == mode::overwrite && first == 0;
       // 16-bit records merged with atomics: a partly empty last wave of second-pass blocks is filled with shorter
       // ones (H100, H = 16777216 in 289 one-block groups: see bench/NOTES.md, twenty-sixth session).
