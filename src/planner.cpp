@@ -937,6 +937,18 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     M = max_M;
     shared = static_cast<std::size_t>(M) * static_cast<std::size_t>(group_bins) * p.value_bytes;
   }
+  // Unit increments: groups of a multiple of 4 bins where that fits the same share of the SM, so that with an
+  // aligned dest a group's only block writes its bins 16 bytes a store (group_in_shared::write_own_bins). Lent
+  // H200, 2026-11-26, N = 50M uniform, same run: H = 16777216 (289 groups of 58053 -> 58056 bins) with the 16-byte
+  // stores 325 -> 320 us (bench/results/2026-11-26-h200-huge-short-runs.txt).
+  if (p.unit_increments && o.S <= 0 && private_bins == 0) {
+    const i64 rounded = (group_bins + 3) / 4 * 4;
+    const std::size_t limit = shared <= two_share ? two_share : shared <= usable ? usable : dev.shared_per_block_optin;
+    if (rounded <= detail::max_local_bin_group && shared_chunk_bytes(p, M, rounded) <= limit) {
+      group_bins = rounded;
+      shared = shared_chunk_bytes(p, M, group_bins);
+    }
+  }
   const int groups = clamp_to_int(ceil_div(H, group_bins));
   const int counted_from =
       p.op_class == atomic_class::hdw ? k.partition_counted_min_groups_hdw : k.partition_counted_min_groups;

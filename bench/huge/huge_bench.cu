@@ -197,7 +197,7 @@ void measure_ghist(env& e, const std::string& section, i64 H, int RF, const ghis
   opts.overrides.S = v.S;
   opts.overrides.counted_groups = v.counted;
   try {
-    r.plan = bench::short_plan(ghist::plan_for_elements<Op, In>(n, H, opts));
+    r.plan = bench::short_plan(ghist::plan_for_elements<Op, In, Fn>(n, H, opts));
   } catch (const ghist::error& err) {
     r.status = std::string("n/a: ") + err.what();
     e.add(std::move(r));

@@ -32,6 +32,7 @@ struct variant {
   int M;
   int S;  ///< for partitioned: the number of groups
   int counted = 0;  ///< for partitioned: overrides.counted_groups (1 the counted layout, -1 the tile layout)
+  int dest_offset = 0;  ///< dest starts this many bins past a 256-byte boundary (0..3: a group's 16-byte stores)
 };
 
 inline const variant v_auto{"auto", ghist::strategy::automatic, 0, 0};
@@ -61,7 +62,8 @@ std::uint32_t initial_value(Op, std::uint64_t h) {  // sat8_add
 }
 
 inline std::string options_text(const variant& v, ghist::mode how) {
-  return std::string(v.name) + (how == ghist::mode::overwrite ? ", overwrite" : ", accumulate");
+  return std::string(v.name) + (how == ghist::mode::overwrite ? ", overwrite" : ", accumulate") +
+         (v.dest_offset != 0 ? ", dest " + std::to_string(v.dest_offset) + " bins past 16-byte alignment" : "");
 }
 
 /// Runs every variant in both modes on `input` (n elements) and compares each GPU result bin by bin with the CPU
@@ -86,7 +88,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
   }
 
   ghist_test::device_buffer<In> d_in(input);
-  ghist_test::device_buffer<T> d_hist(static_cast<std::size_t>(H));
+  ghist_test::device_buffer<T> d_hist_buffer(static_cast<std::size_t>(H) + 3);
   ghist_test::device_buffer<T> d_initial(initial);  // accumulate runs start from a device-to-device copy
   const std::size_t hist_bytes = static_cast<std::size_t>(H) * sizeof(T);
   std::vector<T> got(static_cast<std::size_t>(H));
@@ -99,7 +101,8 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
       opts.overrides.M = v.M;
       opts.overrides.S = v.S;
       opts.overrides.counted_groups = v.counted;
-      auto call = [&] { ghist::generalized_histogram_async(d_in.get(), n, f, Op{}, d_hist.get(), H, 0, opts); };
+      T* const dest = d_hist_buffer.get() + v.dest_offset;
+      auto call = [&] { ghist::generalized_histogram_async(d_in.get(), n, f, Op{}, dest, H, 0, opts); };
 
       bool accepted = true;
       std::string why;
@@ -113,12 +116,12 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
         if (how == ghist::mode::accumulate) continue;  // the refusal does not depend on the mode
         if (v.kind == ghist::strategy::partitioned)
           EXPECT_NE(why.find("partitioned"), std::string::npos) << "the refusal names the strategy: " << why;
-        CUDA_OK(cudaMemset(d_hist.get(), 0x5a, hist_bytes));
+        CUDA_OK(cudaMemset(dest, 0x5a, hist_bytes));
         EXPECT_THROW(call(), ghist::error) << "planner refused: " << why;
         if (check_refusal_untouched && *check_refusal_untouched) {
           *check_refusal_untouched = false;
           CUDA_OK(cudaDeviceSynchronize());
-          CUDA_OK(cudaMemcpy(got.data(), d_hist.get(), hist_bytes, cudaMemcpyDeviceToHost));
+          CUDA_OK(cudaMemcpy(got.data(), dest, hist_bytes, cudaMemcpyDeviceToHost));
           const auto* bytes = reinterpret_cast<const unsigned char*>(got.data());
           i64 changed = 0;
           for (std::size_t i = 0; i < hist_bytes; ++i) changed += bytes[i] != 0x5a;
@@ -127,11 +130,10 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
         continue;
       }
 
-      if (how == ghist::mode::accumulate) {
-        CUDA_OK(cudaMemcpy(d_hist.get(), d_initial.get(), hist_bytes, cudaMemcpyDeviceToDevice));
-      } else {
-        CUDA_OK(cudaMemset(d_hist.get(), 0xa7, hist_bytes));  // garbage that overwrite mode must replace
-      }
+      // Garbage that overwrite mode must replace, and around dest, which no mode may touch.
+      CUDA_OK(cudaMemset(d_hist_buffer.get(), 0xa7, hist_bytes + 3 * sizeof(T)));
+      if (how == ghist::mode::accumulate)
+        CUDA_OK(cudaMemcpy(dest, d_initial.get(), hist_bytes, cudaMemcpyDeviceToDevice));
       try {
         call();
       } catch (const ghist::error& e) {
@@ -140,7 +142,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
       }
       CUDA_OK(cudaDeviceSynchronize());
       CUDA_OK(cudaGetLastError());
-      CUDA_OK(cudaMemcpy(got.data(), d_hist.get(), hist_bytes, cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(got.data(), dest, hist_bytes, cudaMemcpyDeviceToHost));
       const std::vector<T>& expected = how == ghist::mode::overwrite ? over : acc;
       i64 mismatches = 0;
       for (i64 b = 0; b < H; ++b) {
@@ -148,6 +150,11 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
           ADD_FAILURE() << "bin " << b << ": got " << +got[b] << ", CPU backend " << +expected[b];
       }
       EXPECT_EQ(mismatches, 0) << "bins that differ from the CPU backend";
+      unsigned char around[3 * sizeof(T)];
+      CUDA_OK(cudaMemcpy(around, d_hist_buffer.get(), v.dest_offset * sizeof(T), cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(around + v.dest_offset * sizeof(T), dest + H, (3 - v.dest_offset) * sizeof(T),
+                         cudaMemcpyDeviceToHost));
+      for (unsigned char byte : around) EXPECT_EQ(byte, 0xa7) << "a write outside dest";
     }
   }
 }

@@ -115,6 +115,17 @@ TEST(HugeGpu, SixteenMillionBins) {
   valued<ghist::max<std::int32_t>, max_update>("max", H, 2'000'003, {zipf}, main_variants, &untouched);
 }
 
+// A group's only block writes its bins 16 bytes a store from the first 16-byte boundary of dest on: dest 1..3 bins
+// past one, with an odd H (132 one-block groups of a multiple of 4 bins, the last shorter).
+TEST(HugeGpu, FourMillionBinsUnalignedDest) {
+  const i64 H = (1 << 22) + 3;
+  for (int offset : {1, 2, 3}) {
+    variant tiles = v_part_tiles, counted = v_part_counted;
+    tiles.dest_offset = counted.dest_offset = offset;
+    counting(H, 3'000'017, {uniform, one_bin}, {tiles, counted}, nullptr);
+  }
+}
+
 TEST(HugeGpu, SixtyMillionBins) {
   // Just above what 1024 groups of int32 bins in 227 KiB of shared memory hold: the tile layout refuses it (and
   // 1024 groups), the counted layout takes it in more groups.
@@ -144,8 +155,11 @@ TEST(HugeGpu, HundredMillionBins) {
 // counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes.
 TEST(HugeSanitizer, CountingRecords) {
   const variant counted600{"partitioned counted S=600", ghist::strategy::partitioned, 0, 600, 1};
+  // 4096 one-block groups of 74 bins, dest 3 bins past a 16-byte boundary: each group's scalar head and tail.
+  const variant counted4096_unaligned{"partitioned counted S=4096", ghist::strategy::partitioned, 0, 4096, 1, 3};
   for (i64 n : {i64{1}, i64{20011}, i64{70001}})
-    counting(300'007, n, {uniform, one_bin}, {v_part_tiles, v_part_counted, counted600, v_part_counted4096}, nullptr);
+    counting(300'007, n, {uniform, one_bin},
+             {v_part_tiles, v_part_counted, counted600, v_part_counted4096, counted4096_unaligned}, nullptr);
 }
 
 }  // namespace

@@ -404,6 +404,7 @@ class group_in_shared {
   static constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   static constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
   static constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
+  static constexpr bool unit_counts = unit_increments_v<BinFn, Op>;  // the 16-bit-record instances
 
   /// Sets the block's M copies to the identity (the whole block calls this; it ends with a barrier).
   __device__ group_in_shared(unsigned char* shared, BinFn f, Op op, int stride, std::int64_t lo, std::int64_t len,
@@ -412,9 +413,15 @@ class group_in_shared {
     subs_ = reinterpret_cast<T*>(shared);
     locks_ = locked ? reinterpret_cast<int*>(shared + shared_values_bytes<T>(std::int64_t{M} * stride)) : nullptr;
     const T identity = Op::identity();
-    for (int i = threadIdx.x; i < M * stride; i += blockDim.x) {
-      subs_[i] = identity;
-      if constexpr (locked) locks_[i] = 0;
+    if constexpr (unit_counts) {  // zeros, 16 bytes a store (shared_bytes is 16-byte aligned)
+      const int words = M * stride;
+      for (int v = threadIdx.x; v < words / 4; v += blockDim.x) reinterpret_cast<uint4*>(subs_)[v] = uint4{};
+      for (int i = words / 4 * 4 + threadIdx.x; i < words; i += blockDim.x) subs_[i] = T{};
+    } else {
+      for (int i = threadIdx.x; i < M * stride; i += blockDim.x) {
+        subs_[i] = identity;
+        if constexpr (locked) locks_[i] = 0;
+      }
     }
     // M copies of the group's bins (warp w updates copy w % M): a few hot bins (RF > 1, skew) are then contended by
     // fewer warps, which the compare-and-swap and lock classes need.
@@ -443,6 +450,18 @@ class group_in_shared {
     atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, T{1}, nullptr);
   }
 
+  /// count(b) where `valid`, as one predicated shared-memory reduction: no branch and reconvergence around it, which
+  /// the compiler puts around a conditional atomic (three of the short-run walk's ~11 instructions per record load).
+  __device__ __forceinline__ void count_if(bool valid, unsigned b) {
+    static_assert(sizeof(T) == 4, "unit increments are 32-bit integer adds");
+    const auto at = static_cast<unsigned>(__cvta_generic_to_shared(subs_ + sub_at_)) + 4 * b;
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.u32 p, %0, 0;\n @p red.shared.add.u32 [%1], 1;\n}" ::"r"(
+            static_cast<unsigned>(valid)),
+        "r"(at)
+        : "memory");
+  }
+
   /// A record of either kind (partition_record_t): an input, or a 16-bit bin of unit increments.
   template <class Record>
   __device__ __forceinline__ void visit_record(const Record& r) {
@@ -464,6 +483,12 @@ class group_in_shared {
   __device__ void finish(unsigned block, std::int64_t K, bool overwrite, T* dest, int* dest_locks, T* rows) {
     if constexpr (cas && !WarpPrivate) deferred_.flush(subs_);
     __syncthreads();
+    if constexpr (unit_counts) {
+      if (K == 1 && overwrite && M_ == 1) {
+        write_own_bins(dest + lo_);
+        return;
+      }
+    }
     const T identity = Op::identity();
     for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
       T acc = subs_[b];
@@ -483,6 +508,29 @@ class group_in_shared {
   }
 
  private:
+  /// finish() of a group's only block when overwriting, for 32-bit counts: its bins written 16 bytes a store (one
+  /// 64-bit address and branch per bin had taken 12% of the tile layout's second-pass stall samples, H = 16M).
+  __device__ void write_own_bins(T* out) const {
+    static_assert(sizeof(T) == 4, "unit increments are 32-bit integer adds");
+    const int len = static_cast<int>(len_);
+    const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / sizeof(T) % 4);
+    const int head = skew == 0 ? 0 : (4 - skew < len ? 4 - skew : len);  // bins before out's first 16-byte boundary
+    for (int b = threadIdx.x; b < head; b += blockDim.x) out[b] = subs_[b];
+    const int vectors = (len - head) / 4;
+    uint4* to = reinterpret_cast<uint4*>(out + head);
+    if (head == 0) {
+      const uint4* from = reinterpret_cast<const uint4*>(subs_);
+      for (int v = threadIdx.x; v < vectors; v += blockDim.x) to[v] = from[v];
+    } else {
+      for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+        const T* from = subs_ + head + 4 * v;
+        to[v] = uint4{static_cast<unsigned>(from[0]), static_cast<unsigned>(from[1]), static_cast<unsigned>(from[2]),
+                      static_cast<unsigned>(from[3])};
+      }
+    }
+    for (int b = head + 4 * vectors + threadIdx.x; b < len; b += blockDim.x) out[b] = subs_[b];
+  }
+
   BinFn f_;
   Op op_;
   deferred_cas_updater<Op> deferred_;
@@ -508,6 +556,36 @@ __device__ __forceinline__ std::int64_t group_length(int g, const group_divider&
 /// bytes instead of 32), for no measured gain.
 template <class In, class Record>
 inline constexpr bool tile_groups_write_dest = !std::is_same_v<Record, In>;
+
+/// The short-run walk of group_histogram_kernel for 16-bit records: the warp's 32 runs, lane l's starting at
+/// record `first` of the slice and `length` <= 32 * Rounds records long, InFlight runs at a time with Rounds loads per
+/// lane and run, all issued before any is used. Each lane computes its own run's start once, in 32 bits (a slice
+/// holds fewer than 2^32 records), and the warp reads it with one shuffle per run.
+static_assert(partition_slice_tiles * partition_tile <= (std::int64_t{1} << 32), "a slice's records fit 32 bits");
+inline constexpr unsigned short_run_rounds = 2;
+template <int Rounds, int InFlight, class Record, class Acc>
+__device__ __forceinline__ void count_short_runs(const Record* records, unsigned first, unsigned length, int lane,
+                                                 Acc& acc) {
+  const unsigned my = static_cast<unsigned>(lane);
+#pragma unroll 1
+  for (int l0 = 0; l0 < 32; l0 += InFlight) {
+    Record x[InFlight][Rounds] = {};
+    unsigned length_of[InFlight];
+#pragma unroll
+    for (int u = 0; u < InFlight; ++u) {
+      const unsigned at = __shfl_sync(0xffffffffu, first, l0 + u);
+      length_of[u] = __shfl_sync(0xffffffffu, length, l0 + u);
+#pragma unroll
+      for (int r = 0; r < Rounds; ++r)
+        if (my + 32 * r < length_of[u]) x[u][r] = records[at + my + 32 * r];
+    }
+#pragma unroll
+    for (int u = 0; u < InFlight; ++u)
+#pragma unroll
+      for (int r = 0; r < Rounds; ++r)
+        acc.count_if(my + 32 * r < length_of[u], x[u][r]);
+  }
+}
 
 /// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K,
 /// k + 2K, ... of the slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles
@@ -547,28 +625,20 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
     const unsigned begin = has_tile ? first[tile] : 0u;
     const unsigned end = has_tile ? next[tile] : 0u;
     if constexpr (!WarpPrivate && !std::is_same_v<Record, In>) {
-      // 16-bit records of unit increments, runs no longer than a warp (many groups: H = 16M in 289 groups has ~28
-      // records a run): one load per lane and run, eight runs in flight per warp before any is used. The general
-      // walk below keeps four runs' first two rounds in flight, half of them empty for such runs: H100, N = 50M
-      // uniform, tile layout, H = 16777216 (289 groups) 432 -> 396 us, 4194304 (132) 282 -> 269; sixteen runs in
-      // flight 405 / 269. (With this code in the instances for input records, the compare-and-swap class's
-      // H = 786432 at RF 63 took 10% longer, in a walk that never takes it.)
-      if (__reduce_max_sync(0xffffffffu, end - begin) <= 32u) {
-        constexpr int in_flight = 8;
-#pragma unroll 1
-        for (int l0 = 0; l0 < 32; l0 += in_flight) {
-          Record x[in_flight];
-#pragma unroll
-          for (int u = 0; u < in_flight; ++u) {
-            const unsigned b = __shfl_sync(0xffffffffu, begin, l0 + u), e = __shfl_sync(0xffffffffu, end, l0 + u);
-            if (b + lane < e) x[u] = records[tile_of(j0 + l0 + u) * partition_tile + b + lane];
-          }
-#pragma unroll
-          for (int u = 0; u < in_flight; ++u) {
-            const unsigned b = __shfl_sync(0xffffffffu, begin, l0 + u), e = __shfl_sync(0xffffffffu, end, l0 + u);
-            if (b + lane < e) acc.visit_record(x[u]);
-          }
-        }
+      // 16-bit records of unit increments, runs of at most 64 records (many groups: H = 16M in 289 groups has ~28
+      // records a run, and the longest of a warp's 32 often more than 32): count_short_runs, eight runs in flight
+      // per warp before any is used, each record counted by a predicated shared reduction. The general walk below
+      // keeps four runs' first two rounds in flight, half of them empty for such runs. H100, N = 50M uniform, tile
+      // layout: H = 16777216 (289 groups) 432 -> 396 us with runs up to 32 taken here (sixteen in flight 405); lent
+      // H200, 2026-11-26, same run: up to 64 with 32-bit run starts and predicated counts, 16M 361 -> 326 us, 4M
+      // (runs of ~62, mostly the general walk) 263 -> 255 (bench/results/2026-11-26-h200-huge-short-runs.txt).
+      // (With this code in the instances for input records, the compare-and-swap class's H = 786432 at RF 63 took
+      // 10% longer, in a walk that never takes it.)
+      const unsigned longest = __reduce_max_sync(0xffffffffu, end - begin);
+      if (longest <= 32u * short_run_rounds) {
+        const unsigned first = static_cast<unsigned>(tile) * static_cast<unsigned>(partition_tile) + begin;
+        if (longest <= 32u) count_short_runs<1, 8>(records, first, end - begin, lane, acc);
+        else count_short_runs<short_run_rounds, 8 / short_run_rounds>(records, first, end - begin, lane, acc);
         continue;
       }
     }
