@@ -91,6 +91,8 @@ struct config {
   int hot_bins = 0;
   /// auto with plan_overrides::staged_input = this: 1 where the plan allows it, -1 never (the A/B of plan::staged_input).
   int staged_input = 0;
+  /// auto with plan_overrides::counted_groups = this where it partitions: 1 the counted layout, -1 the tile layout.
+  int counted = 0;
 };
 
 const char* usage_text =
@@ -128,6 +130,8 @@ const char* usage_text =
     "                     planner's, slots when RF is unknown or told over few active bins)\n"
     "  --staged-input on|off  auto with the input staged through shared memory by the bulk-copy engine where the\n"
     "                     plan allows it, or never (plan_overrides::staged_input = 1 / -1; default: the planner's)\n"
+    "  --counted on|off   auto's partitioned plans in the counted layout, or the tile layout\n"
+    "                     (plan_overrides::counted_groups = 1 / -1; default: the planner's)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -216,6 +220,7 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--no-thread-private") c.no_thread_private = true;
     else if (a == "--hot-bins") c.hot_bins = on_off(value());
     else if (a == "--staged-input") c.staged_input = on_off(value());
+    else if (a == "--counted") c.counted = on_off(value());
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -263,6 +268,7 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   std::vector<variant> v = {{"auto", variant_kind::automatic, {}}};
   if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
   v[0].overrides.staged_input = cfg.staged_input;
+  v[0].overrides.counted_groups = cfg.counted;
   if (cas_class || (private_copy_bytes > 0 && cfg.hot_bins < 0)) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {

@@ -228,11 +228,15 @@ struct planner_constants {
   int partition_groups_warp_private = 512;
   /// for 32-bit cas with RF >= 40: the same, groups of two blocks per SM only (src/planner.cpp, the measurements)
   int partition_groups_warp_private_cas = 256;
-  /// partitioned: the counted layout (plan::counted_groups) from this many groups on. H100, N = 50M uniform int32
-  /// counts (16-bit records), tile / counted layout, us: 57 groups (H = 1.5M) 282 / 362; 73 (4M) 389 / 382;
-  /// 289 (16M) 530 / 494 (bench/NOTES.md, twelfth session). The lock class at RF <= 8 takes its 192 groups
-  /// counted (src/planner.cpp, partition_plan).
-  int partition_counted_min_groups = 128;
+  /// partitioned, cas and xcg: the counted layout (plan::counted_groups) from this many groups on. Lent H100,
+  /// 2026-11-26, N = 50M, seed 000's operators, tile / counted layout, us: cas RF 1 in 32 / 57 groups 371-397 /
+  /// 462-506; cas RF 63 M = 1 in 32 / 57 groups 694 / 654 against 1574 / 1782; cas RF 63 warp-private in 113 / 226
+  /// groups 772 / 821 against 733 / 789; packed argmax (cas) in 32 / 55 groups 1.16-1.75x slower counted; xcg in
+  /// 192..768 groups 1437-4842 against 676-1190 (bench/results/2026-11-26-h100-partition-layouts-cas-xcg.txt).
+  /// (Skewed cas inputs in 38 / 57 groups ran faster counted: Parboil histo 108 -> 88 us, Zipf(1.1) at H = 1572864
+  /// 5153 -> 4518; at 32 groups slower, 1942 -> 2488: not a rule by group count.) The lock class at RF <= 8 takes its
+  /// 192 groups counted (src/planner.cpp, partition_plan).
+  int partition_counted_min_groups = 100;
   /// the same for hdw. 2026-11-26, with one-block groups writing dest themselves in both layouts, tile / counted
   /// layout, us: H = 16777216 in 289 / 396 / 528 / 660 / 792 groups 437 / 436 / 524 / 606 / 638 against 468 / 500
   /// / 561 / 569 / 578; H = 4194304 in the same 433 / 436 / 495 / 581 / 623 against 449 / 483 / 536 / 550 / 555
