@@ -795,7 +795,12 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   seed 000's unpacked argmax, 2026-11-22, lock path (384 groups) -> warp-private:
 //   RF = 63, H = 24576 / 49152 / 196608 / 393216 (29..451 groups): 8276 / 6083 / 4224 / 3679 -> 2140 / 2089 / 2260
 //   / 2253; H = 786432 in 902 groups 3414 -> 5091 (runs of a few records per tile and group), in 434 groups of one
-//   block per SM 3431 -> 3029; H = 1572864 (867 groups even so) keeps the lock path;
+//   block per SM 3431 -> 3029; H = 1572864 (867 groups even so) keeps the lock path; 2026-11-26, both in the counted
+//   layout (a contiguous stream per group) since: H = 786432 in 434 groups of one block per SM -> 902 of two, RF 63
+//   / 16 / Zipf(1.1) 1186 / 1231 / 2454 -> 948 / 1042 / 1818 (hence up to partition_groups_warp_private_two_per_sm
+//   groups of two blocks per SM); H = 1572864 lock path (768 groups) -> 867 warp-private groups of one block per SM
+//   1121 / 1437 / 2257 -> 1166 / 1201 / 2520, so one-block groups keep the lower cap
+//   (bench/results/2026-11-26-h100-xcg-warp-private-groups.txt);
 //   RF = 1 (lock path with 32..170 groups), H = 49152 / 196608: 1117 / 1043 -> 1480 / 2045 (the fold's
 //   __match_any_sync costs more than the few lock collisions it saves);
 //   skewed input, RF = 1 and 63 alike: one bin H = 196608 945 -> 599, Zipf(1.1) H = 196608 26880 -> 4536.
@@ -813,7 +818,8 @@ i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan
   const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
   for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
     const i64 bins = static_cast<i64>(bytes / per_bin);
-    if (bins > 0 && ceil_div(p.num_bins, bins) <= most_groups) return bins;
+    const int most = contended_xcg && bytes == two_share ? k.partition_groups_warp_private_two_per_sm : most_groups;
+    if (bins > 0 && ceil_div(p.num_bins, bins) <= most) return bins;
     if (contended_cas) break;  // one block per SM measured slower than the compare-and-swap loop (above)
   }
   return 0;

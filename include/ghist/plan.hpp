@@ -224,8 +224,10 @@ struct planner_constants {
   int partition_groups_locked = 192;     ///< for xcg with RF <= 8
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 768;  ///< for xcg with RF > 8 (src/planner.cpp, the measurements)
-  /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements)
+  /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements),
+  /// groups of one block per SM; of two blocks per SM, partition_groups_warp_private_two_per_sm
   int partition_groups_warp_private = 512;
+  int partition_groups_warp_private_two_per_sm = 1024;
   /// for 32-bit cas with RF >= 40: the same, groups of two blocks per SM only (src/planner.cpp, the measurements)
   int partition_groups_warp_private_cas = 256;
   /// partitioned, cas and xcg: the counted layout (plan::counted_groups) from this many groups on. Lent H100,

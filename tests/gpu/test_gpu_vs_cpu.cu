@@ -671,8 +671,9 @@ TEST(GpuVsCpu, PartitionedMergeRows) {
 }
 // The partitioned strategy's warp-private copies of a group (told RF = 63: the lock class, and 32-bit
 // compare-and-swap): every distribution, both modes, groups of two blocks per SM (H = 24579, 300007; the lock class
-// also of one, H = 786433), merged through rows and, with a caller's workspace sized for the layout without rows,
-// through the destination (its locks for the lock class, compare-and-swaps for the other).
+// also in 902 groups, H = 786433, and of one block per SM, H = 900001), merged through rows and, with a caller's
+// workspace sized for the layout without rows, through the destination (its locks for the lock class,
+// compare-and-swaps for the other).
 template <class Op>
 void partitioned_warp_private(std::initializer_list<std::int64_t> sizes) {
   const std::int64_t n = (1 << 21) + 3;
@@ -698,7 +699,9 @@ void partitioned_warp_private(std::initializer_list<std::int64_t> sizes) {
       }
   }
 }
-TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) { partitioned_warp_private<unpacked_argmax>({24579, 300007, 786433}); }
+TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
+  partitioned_warp_private<unpacked_argmax>({24579, 300007, 786433, 900001});
+}
 TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 300007}); }
 // The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
 // into it (plan::defer_lost_updates), unless told a high race factor over more bins than hot-bin slots. Both ways,

@@ -1126,7 +1126,7 @@ TEST(PlannerH100, Partitioned) {
 
 TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   // The lock class at RF > 8: groups small enough for a copy per warp (16 warps x 8-byte values), as large as two
-  // blocks per SM allow (872 bins), else one (1816), in at most 512 groups; the lock path otherwise.
+  // blocks per SM allow (872 bins) in at most 1024 groups, else one (1816) in at most 512; the lock path otherwise.
   const device_info dev = device_info::h100_sxm();
   problem xcg = paper_problem(atomic_class::xcg, 49152, 63);  // (H = 24576 takes one shared pass)
   xcg.record_bytes = 4;
@@ -1139,11 +1139,17 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   EXPECT_EQ(pl.H_chk, 863);
   EXPECT_EQ(pl.shared_bytes, 16u * 863u * 8u);  // values only: no locks
   EXPECT_EQ(pl.grid, 264);
-  xcg.num_bins = 786432;  // 902 groups of 872 would be too many: 434 of 1813, one block per SM
+  xcg.num_bins = 786432;  // 902 groups of 872, two blocks per SM
   pl = ghist::make_plan(xcg, dev);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
-  EXPECT_EQ(pl.S, 434);
-  EXPECT_EQ(pl.H_chk, 1813);
+  EXPECT_EQ(pl.S, 902);
+  EXPECT_EQ(pl.H_chk, 872);
+  EXPECT_EQ(pl.grid, 264);
+  xcg.num_bins = 900001;  // 1033 groups of 872 would be too many: 496 of 1815, one block per SM
+  pl = ghist::make_plan(xcg, dev);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_EQ(pl.S, 496);
+  EXPECT_EQ(pl.H_chk, 1815);
   EXPECT_EQ(pl.grid, 132);
   EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
   xcg.num_bins = 1572864;  // 867 groups even of 1816 bins: the lock path
