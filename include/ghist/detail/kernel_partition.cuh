@@ -562,7 +562,6 @@ inline constexpr bool tile_groups_write_dest = !std::is_same_v<Record, In>;
 /// lane and run, all issued before any is used. Each lane computes its own run's start once, in 32 bits (a slice
 /// holds fewer than 2^32 records), and the warp reads it with one shuffle per run.
 static_assert(partition_slice_tiles * partition_tile <= (std::int64_t{1} << 32), "a slice's records fit 32 bits");
-inline constexpr unsigned short_run_rounds = 2;
 template <int Rounds, int InFlight, class Record, class Acc>
 __device__ __forceinline__ void count_short_runs(const Record* records, unsigned first, unsigned length, int lane,
                                                  Acc& acc) {
@@ -635,10 +634,10 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
       // (With this code in the instances for input records, the compare-and-swap class's H = 786432 at RF 63 took
       // 10% longer, in a walk that never takes it.)
       const unsigned longest = __reduce_max_sync(0xffffffffu, end - begin);
-      if (longest <= 32u * short_run_rounds) {
+      if (longest <= 64u) {
         const unsigned first = static_cast<unsigned>(tile) * static_cast<unsigned>(partition_tile) + begin;
         if (longest <= 32u) count_short_runs<1, 8>(records, first, end - begin, lane, acc);
-        else count_short_runs<short_run_rounds, 8 / short_run_rounds>(records, first, end - begin, lane, acc);
+        else count_short_runs<2, 4>(records, first, end - begin, lane, acc);
         continue;
       }
     }
