@@ -889,6 +889,48 @@ TEST(GpuVsCpu, PartitionedCountedLayout) {
                ghist::error);
 }
 
+// Overwriting, the groups that several second-pass blocks share start from the identity (fill_shared_groups_kernel,
+// whose blocks take the groups' chunks in turn): 6M bins in 300 groups of 20000 bins make 1500 chunks of 4096 bins,
+// more than the fill's blocks (8 per SM), and every input falls in the last group, so that it alone takes many
+// blocks and its chunks are among the last ones taken. Both layouts, the hardware-atomic and compare-and-swap classes;
+// the destination starts as garbage.
+template <class Op>
+void fill_of_shared_groups_past_the_grid(int counted) {
+  using T = typename Op::value_type;
+  const std::int64_t H = 6000000, n = (1 << 20) + 7, group = 20000;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed=" + std::to_string(seed) + " counted=" + std::to_string(counted));
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> elements(static_cast<std::size_t>(n));
+  for (auto& e : elements)
+    e = (rng() & 0xffffffff00000000ull) | static_cast<std::uint32_t>(H - 1 - static_cast<std::int64_t>(rng() % group));
+  std::vector<T> initial(static_cast<std::size_t>(H));
+  for (auto& v : initial) v = op_case<Op>::initial(rng);
+  std::vector<T> expected = initial;
+  ghist::cpu::generalized_histogram(elements.data(), n, element_to_update<Op>{}, Op{}, expected.data(), H,
+                                    ghist::mode::overwrite, 0);
+  device_buffer<std::uint64_t> d_elements(elements);
+  device_buffer<T> d_hist(initial);
+  ghist::options opts;
+  opts.how = ghist::mode::overwrite;
+  opts.overrides.kind = ghist::strategy::partitioned;
+  opts.overrides.S = static_cast<int>(H / group);
+  opts.overrides.counted_groups = counted;
+  ghist::generalized_histogram_async(d_elements.get(), n, element_to_update<Op>{}, Op{}, d_hist.get(), H, 0, opts);
+  CUDA_OK(cudaDeviceSynchronize());
+  const std::vector<T> got = d_hist.download();
+  std::int64_t mismatches = 0;
+  for (std::int64_t b = 0; b < H; ++b)
+    if (!op_case<Op>::equal(got[b], expected[b]) && ++mismatches <= 3) ADD_FAILURE() << "bin " << b << " differs";
+  EXPECT_EQ(mismatches, 0);
+}
+TEST(GpuVsCpu, PartitionedFillOfSharedGroupsPastTheGrid) {
+  for (int counted : {-1, 1}) {
+    fill_of_shared_groups_past_the_grid<ghist::plus<std::uint32_t>>(counted);
+    fill_of_shared_groups_past_the_grid<saturating_add24>(counted);
+  }
+}
+
 // Calls without options.scratch take their workspace from ghist's pool, which keeps it for the next call (no
 // mapping again: ~180 us per call for a 200 MB workspace on the H100) until release_cached_workspace().
 TEST(GpuVsCpu, WorkspacePoolKeepsMemoryUntilReleased) {

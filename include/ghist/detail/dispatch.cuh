@@ -283,9 +283,13 @@ int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared) {
 template <class T>
 void fill_shared_groups(const unsigned* starts, int groups, const group_divider& group_of, std::int64_t num_bins,
                         T identity, T* dest, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>((group_of.d + fill_group_chunk - 1) / fill_group_chunk),
-                  static_cast<unsigned>(groups));
-  fill_shared_groups_kernel<T><<<grid, 256, 0, stream>>>(starts, group_of, num_bins, identity, dest);
+  // Every chunk of every group, at most fill_blocks_per_sm blocks per SM taking them in turn.
+  constexpr int fill_blocks_per_sm = 8;
+  const int chunks = static_cast<int>((group_of.d + fill_group_chunk - 1) / fill_group_chunk);
+  const std::int64_t most = std::int64_t{fill_blocks_per_sm} * device_info::current().sm_count;
+  const std::int64_t blocks = std::min<std::int64_t>(std::int64_t{groups} * chunks, most);
+  fill_shared_groups_kernel<T><<<static_cast<unsigned>(blocks), fill_group_threads, 0, stream>>>(
+      starts, groups, chunks, group_of, num_bins, identity, dest);
   GHIST_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -334,6 +338,9 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   const std::size_t count_shared = static_cast<std::size_t>(groups) * sizeof(unsigned);
   const bool sector_buffers =
       counted_sector_buffers(sizeof(Record), groups, device_info::current().shared_per_block_optin);
+  // 16-bit records with head sectors: each thread places its own records (kernel_partition_counted.cuh, Direct).
+  if constexpr (!std::is_same_v<Record, In>)
+    if (sector_buffers) partition = partition_counted_kernel<In, BinFn, Record, true>;
   const std::size_t partition_shared = counted_pass1_shared_bytes(sizeof(Record), groups, sector_buffers);
   allow_dynamic_shared(count, count_shared);
   const std::int64_t resident = resident_partition_blocks(partition, partition_shared);

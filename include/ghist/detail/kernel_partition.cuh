@@ -374,22 +374,45 @@ __device__ __forceinline__ group_share group_of_block(const unsigned* starts, in
 }
 
 /// Overwriting, before the second pass (both layouts): the groups that several blocks merge into (atomics, locks or
-/// rows) start from the identity; a group's only block writes its bins itself. Block (x, y) fills chunk x of group
-/// y when the group has several blocks: a grid over every chunk of every group, so that it is as fast as a fill of
-/// all of dest when every group is shared.
+/// rows) start from the identity; a group's only block writes its bins itself. The work is chunks of
+/// fill_group_chunk bins, `chunks` per group: block b's are b, b + gridDim.x, ...; its threads first check one chunk
+/// each (does its group have several blocks?), then the block fills the chunks that need it. A block per chunk had
+/// been as fast as a fill of all of dest where every group is shared, but where none is (H = 100M in 1721 groups of
+/// one block each) it launched 25,815 blocks that only exited: 19 us under ncu on the H100 (bench/NOTES.md,
+/// twenty-seventh session); so did 1056 blocks that checked their chunks one after the other (twenty-eighth).
 inline constexpr int fill_group_chunk = 4096;
+inline constexpr int fill_group_threads = 256;
 template <class T>
-__global__ void __launch_bounds__(256) fill_shared_groups_kernel(const unsigned* starts, group_divider group_of,
-                                                                 std::int64_t num_bins, T identity, T* dest) {
-  const int g = blockIdx.y;
-  if (starts[g + 1] - starts[g] < 2) return;
-  const std::int64_t group_first = std::int64_t{g} * static_cast<int>(group_of.d);
-  const std::int64_t group_end = group_first + static_cast<int>(group_of.d) < num_bins
-                                     ? group_first + static_cast<int>(group_of.d)
-                                     : num_bins;
-  const std::int64_t lo = group_first + std::int64_t{blockIdx.x} * fill_group_chunk;
-  const std::int64_t hi = lo + fill_group_chunk < group_end ? lo + fill_group_chunk : group_end;
-  for (std::int64_t b = lo + threadIdx.x; b < hi; b += blockDim.x) dest[b] = identity;
+__global__ void __launch_bounds__(fill_group_threads) fill_shared_groups_kernel(const unsigned* starts, int groups,
+                                                                                int chunks, group_divider group_of,
+                                                                                std::int64_t num_bins, T identity,
+                                                                                T* dest) {
+  __shared__ unsigned todo[fill_group_threads];
+  __shared__ int todo_count;
+  // Groups <= max_counted_groups, each within a block's shared memory: work is far below 2^32.
+  const unsigned work = static_cast<unsigned>(groups) * static_cast<unsigned>(chunks);
+  const unsigned step = gridDim.x * fill_group_threads;
+  for (unsigned first = blockIdx.x; first < work; first += step) {
+    if (threadIdx.x == 0) todo_count = 0;
+    __syncthreads();
+    const unsigned w = first + threadIdx.x * gridDim.x;
+    if (w < work) {
+      const unsigned g = w / static_cast<unsigned>(chunks);
+      if (starts[g + 1] - starts[g] >= 2) todo[atomicAdd(&todo_count, 1)] = w;
+    }
+    __syncthreads();
+    for (int i = 0; i < todo_count; ++i) {
+      const unsigned g = todo[i] / static_cast<unsigned>(chunks), chunk = todo[i] % static_cast<unsigned>(chunks);
+      const std::int64_t group_first = std::int64_t{g} * static_cast<int>(group_of.d);
+      const std::int64_t group_end = group_first + static_cast<int>(group_of.d) < num_bins
+                                         ? group_first + static_cast<int>(group_of.d)
+                                         : num_bins;
+      const std::int64_t lo = group_first + std::int64_t{chunk} * fill_group_chunk;
+      const std::int64_t hi = lo + fill_group_chunk < group_end ? lo + fill_group_chunk : group_end;
+      for (std::int64_t b = lo + threadIdx.x; b < hi; b += fill_group_threads) dest[b] = identity;
+    }
+    __syncthreads();  // todo is read before the next round writes it
+  }
 }
 
 /// One second-pass block's histogram of one group (bins [lo, lo + len), `stride` bins apart for its M copies) in

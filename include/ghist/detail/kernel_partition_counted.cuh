@@ -96,10 +96,18 @@ inline constexpr int records_per_sector = sizeof(Record) <= 32 ? static_cast<int
 /// global memory when they fill a whole sector of their own, then (B) a head that the tile completed is written as
 /// one 32-byte store, then (C) the records past it start the new head. Only a range's first and last sector of
 /// each group are written in part.
-template <class In, class BinFn, class Record>
+///
+/// `Direct` (launch_counted_partition takes it for 16-bit records with sector buffers): a tile's runs are shorter
+/// than a sector (H = 100M in 1721 groups: ~5 records of 16), so almost every record goes to its group's head, and
+/// ordering the tile by group first (a scan of the group counts, the staging stores and two passes reading them
+/// back) is most of the work. Each thread then places its own records from its registers, where the rank says: (A)
+/// to the head or, for a whole sector, straight to global memory (the sector's records come from several threads of
+/// the block, all within the tile), (B) as above, (C) the records past the last whole sector to the new head.
+template <class In, class BinFn, class Record, bool Direct = false>
 __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm) partition_counted_kernel(
     const In* input, std::int64_t n, BinFn f, std::int64_t num_bins, group_divider group_of, int groups,
     const unsigned* table, const unsigned* record_starts, Record* records, bool sector_buffers) {
+  static_assert(!Direct || !std::is_same_v<Record, In>, "direct writes are for local-bin records");
   constexpr bool local_bins = !std::is_same_v<Record, In>;
   constexpr int per = records_per_sector<Record>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -120,6 +128,54 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   // Writes head records [from, to) of group g one by one: the part of a sector that the range shares with another.
   auto write_part = [&](int g, unsigned from, unsigned to) {
     for (unsigned d = from; d < to; ++d) records[d] = heads[g * per + d % per];
+  };
+  // (B): the heads that this tile completed, one group per thread; `tile_count(g)`: g's records in the tile.
+  auto write_completed_heads = [&](auto tile_count) {
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      const unsigned head = cursors[g] / per;
+      if ((cursors[g] + tile_count(g)) / per == head) continue;
+      const unsigned first = range_start(g);
+      if (first > head * per) {
+        write_part(g, first, (head + 1) * per);
+      } else {
+        const uint4* from = reinterpret_cast<const uint4*>(heads + g * per);
+        uint4* to = reinterpret_cast<uint4*>(records + std::int64_t{head} * per);
+#pragma unroll
+        for (int q = 0; q < per * static_cast<int>(sizeof(Record)) / 16; ++q) to[q] = from[q];
+      }
+    }
+  };
+  // Direct: every step from the registers of rank_tile (slot: group and rank; local: the record), counts holding the
+  // tile's records per group. Ends with the cursors moved on and the counts cleared.
+  auto write_direct = [&](const int (&slot)[partition_items], const unsigned (&local)[partition_items]) {
+    constexpr int rank_mask = (1 << partition_rank_bits) - 1;
+    __syncthreads();  // the tile's counts are complete
+    // (A) The head's records to the head, whole sectors to global memory.
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j) {
+      if (slot[j] < 0) continue;
+      const int g = slot[j] >> partition_rank_bits;
+      const unsigned cursor = cursors[g], d = cursor + (slot[j] & rank_mask);
+      if (d / per == cursor / per) heads[g * per + d % per] = static_cast<Record>(local[j]);
+      else if (d / per < (cursor + counts[g]) / per) records[d] = static_cast<Record>(local[j]);
+    }
+    __syncthreads();
+    write_completed_heads([&](int g) { return counts[g]; });
+    __syncthreads();
+    // (C) The records past the last whole sector of a group whose head this tile completed start its new head.
+#pragma unroll
+    for (int j = 0; j < partition_items; ++j) {
+      if (slot[j] < 0) continue;
+      const int g = slot[j] >> partition_rank_bits;
+      const unsigned cursor = cursors[g], d = cursor + (slot[j] & rank_mask), end = cursor + counts[g];
+      if (d / per == end / per && end / per != cursor / per) heads[g * per + d % per] = static_cast<Record>(local[j]);
+    }
+    __syncthreads();
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      cursors[g] += counts[g];
+      counts[g] = 0;
+    }
+    __syncthreads();
   };
   const range_tiles t = tiles_of_range((n + partition_tile - 1) / partition_tile, r, ranges);
   auto tile_size = [&](std::int64_t tile) {
@@ -146,6 +202,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
     else
       rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
+    if constexpr (Direct) {
+      load(tile + 1);  // the records are the local bins, in registers
+      write_direct(slot, local);
+      continue;
+    }
     __syncthreads();
     block_exclusive_scan(counts, starts, groups, warp_sums);
     __syncthreads();
@@ -174,19 +235,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     if (sector_buffers) {
       __syncthreads();
       // (B) Heads this tile completed.
-      for (int g = threadIdx.x; g < groups; g += partition_block) {
-        const unsigned head = cursors[g] / per;
-        if (end_of(g) / per == head) continue;
-        const unsigned first = range_start(g);
-        if (first > head * per) {
-          write_part(g, first, (head + 1) * per);
-        } else {
-          const uint4* from = reinterpret_cast<const uint4*>(heads + g * per);
-          uint4* to = reinterpret_cast<uint4*>(records + std::int64_t{head} * per);
-#pragma unroll
-          for (int q = 0; q < per * static_cast<int>(sizeof(Record)) / 16; ++q) to[q] = from[q];
-        }
-      }
+      write_completed_heads([&](int g) { return starts[g + 1] - starts[g]; });
       __syncthreads();
       // (C) The records past the last whole sector start the new head.
       for (int i = threadIdx.x; i < kept; i += partition_block) {
