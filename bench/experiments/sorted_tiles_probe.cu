@@ -29,6 +29,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "../seed000_ops.cuh"
+#include "../timing.cuh"
 #include "ghist/detail/deferred_cas.cuh"
 #include "probe_check.cuh"
 
@@ -46,13 +47,23 @@ __device__ __forceinline__ chunk chunk_of_block(long long n) {
   return {n * blockIdx.x / gridDim.x, n * (blockIdx.x + 1) / gridDim.x};
 }
 
-// Today's kind of loop: 8 loads in flight per thread, each update a compare-and-swap loop on the shared copy.
-template <int Threads>
-__global__ void __launch_bounds__(Threads, 1) cas_kernel(const unsigned* records, long long n, int G, unsigned* rows) {
-  extern __shared__ unsigned copy[];
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+// Each block's copy of the G bins: cleared at the start, written as the block's row at the end.
+__device__ __forceinline__ void clear_copy(unsigned* copy, int G) {
+  for (int i = threadIdx.x; i < G; i += blockDim.x) copy[i] = 0;
+}
+__device__ __forceinline__ void write_row(const unsigned* copy, int G, unsigned* rows) {
   __syncthreads();
-  const chunk c = chunk_of_block(n);
+  for (int i = threadIdx.x; i < G; i += blockDim.x) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+}
+
+__device__ __forceinline__ void cas_loop(unsigned* w, unsigned v) {
+  unsigned assumed = *reinterpret_cast<volatile unsigned*>(w), old;
+  while ((old = atomicCAS(w, assumed, saturating_add24(assumed, v))) != assumed) assumed = old;
+}
+
+// The block's share of the records, 8 loads in flight per thread: fn(record) for each, each thread on its own.
+template <int Threads, class Fn>
+__device__ __forceinline__ void for_each_record(const unsigned* records, const chunk& c, Fn fn) {
   constexpr int loads = 8;
   for (long long i0 = c.begin + threadIdx.x; i0 < c.end; i0 += loads * Threads) {
     unsigned r[loads];
@@ -60,16 +71,33 @@ __global__ void __launch_bounds__(Threads, 1) cas_kernel(const unsigned* records
     for (int k = 0; k < loads; ++k)
       if (i0 + k * Threads < c.end) r[k] = records[i0 + k * Threads];
 #pragma unroll
-    for (int k = 0; k < loads; ++k) {
-      if (i0 + k * Threads >= c.end) continue;
-      unsigned* w = copy + bin_of(r[k]);
-      const unsigned v = value_of(r[k]);
-      unsigned assumed = *reinterpret_cast<volatile unsigned*>(w), old;
-      while ((old = atomicCAS(w, assumed, saturating_add24(assumed, v))) != assumed) assumed = old;
-    }
+    for (int k = 0; k < loads; ++k)
+      if (i0 + k * Threads < c.end) fn(r[k]);
   }
+}
+// The same with the lanes of a warp stepping together: step(valid, record) on every lane, record unset where not valid.
+template <int Threads, class Step>
+__device__ __forceinline__ void for_each_warp_step(const unsigned* records, const chunk& c, Step step) {
+  constexpr int loads = 8;
+  const int lane = threadIdx.x % 32;
+  for (long long i0 = c.begin + threadIdx.x / 32 * 32; i0 < c.end; i0 += loads * Threads) {
+    unsigned r[loads];
+#pragma unroll
+    for (int k = 0; k < loads; ++k)
+      if (i0 + lane + k * Threads < c.end) r[k] = records[i0 + lane + k * Threads];
+#pragma unroll
+    for (int k = 0; k < loads; ++k) step(i0 + lane + k * Threads < c.end, r[k]);
+  }
+}
+
+// Today's kind of loop: 8 loads in flight per thread, each update a compare-and-swap loop on the shared copy.
+template <int Threads>
+__global__ void __launch_bounds__(Threads, 1) cas_kernel(const unsigned* records, long long n, int G, unsigned* rows) {
+  extern __shared__ unsigned copy[];
+  clear_copy(copy, G);
   __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+  for_each_record<Threads>(records, chunk_of_block(n), [&](unsigned r) { cas_loop(copy + bin_of(r), value_of(r)); });
+  write_row(copy, G, rows);
 }
 
 struct segment {
@@ -81,6 +109,50 @@ struct segment_op {
     return b.head ? b : segment{saturating_add24(a.value, b.value), a.head};
   }
 };
+
+// Record i as a sort key (its bin) and value; `none` past the end.
+__device__ __forceinline__ void load_key_value(const unsigned* records, long long i, long long end, std::uint16_t none,
+                                               std::uint16_t& key, unsigned& val) {
+  key = none;
+  val = 0;
+  if (i < end) {
+    const unsigned r = records[i];
+    key = static_cast<std::uint16_t>(bin_of(r));
+    val = value_of(r);
+  }
+}
+
+// A sorted tile in blocked order (thread t holds items t * Items ..): each run of equal keys is folded with a
+// segmented scan across the threads and applied to copy[key] by the thread holding its last item (`none`: the key
+// of empty items). first_key has Threads + 1 entries.
+template <int Threads, int Items, class ScanStorage>
+__device__ __forceinline__ void apply_runs(const std::uint16_t (&key)[Items], const unsigned (&val)[Items],
+                                           std::uint16_t none, std::uint16_t* first_key, std::uint16_t* last_key,
+                                           ScanStorage& scan_storage, unsigned* copy) {
+  const int t = threadIdx.x;
+    first_key[t] = key[0];
+    last_key[t] = key[Items - 1];
+    if (t == 0) first_key[Threads] = none;
+    __syncthreads();
+    const std::uint16_t before = t == 0 ? static_cast<std::uint16_t>(~key[0]) : last_key[t - 1];
+    const std::uint16_t after = first_key[t + 1];
+    segment own{0u, 0};
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
+      own = head ? segment{val[k], 1} : segment{saturating_add24(own.value, val[k]), own.head};
+    }
+    segment carry;
+    cub::BlockScan<segment, Threads>(scan_storage).ExclusiveScan(own, carry, segment_op{});
+    unsigned acc = t == 0 ? 0u : carry.value;
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
+      acc = head ? val[k] : saturating_add24(acc, val[k]);
+      const bool last = key[k] != (k == Items - 1 ? after : key[k + 1]);
+      if (last && key[k] != none) copy[key[k]] = saturating_add24(copy[key[k]], acc);
+    }
+}
 
 // A tile of Threads x Items records sorted by bin (EndBit bits; empty items take the key 2^EndBit - 1, which no
 // bin of a group of G < 2^EndBit bins has), runs folded, one plain update per run.
@@ -95,7 +167,7 @@ __global__ void __launch_bounds__(Threads, 1) sorted_kernel(const unsigned* reco
   } temp;
   __shared__ std::uint16_t first_key[Threads + 1], last_key[Threads];
   extern __shared__ unsigned copy[];
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+  clear_copy(copy, G);
   const chunk c = chunk_of_block(n);
   constexpr int tile = Threads * Items;
   constexpr std::uint16_t none = static_cast<std::uint16_t>((1u << EndBit) - 1u);
@@ -106,41 +178,13 @@ __global__ void __launch_bounds__(Threads, 1) sorted_kernel(const unsigned* reco
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const long long i = base + k * Threads + t;
-      key[k] = none;
-      val[k] = 0;
-      if (i < c.end) {
-        const unsigned r = records[i];
-        key[k] = static_cast<std::uint16_t>(bin_of(r));
-        val[k] = value_of(r);
-      }
+      load_key_value(records, i, c.end, none, key[k], val[k]);
     }
     __syncthreads();  // the previous tile's updates and key exchange are done with temp and the key arrays
     sort_t(temp.sort).Sort(key, val, 0, EndBit);  // blocked: thread t holds sorted items t * Items ..
-    first_key[t] = key[0];
-    last_key[t] = key[Items - 1];
-    if (t == 0) first_key[Threads] = none;
-    __syncthreads();
-    const std::uint16_t before = t == 0 ? static_cast<std::uint16_t>(~key[0]) : last_key[t - 1];
-    const std::uint16_t after = first_key[t + 1];
-    segment own{0u, 0};
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
-      own = head ? segment{val[k], 1} : segment{saturating_add24(own.value, val[k]), own.head};
-    }
-    segment carry;
-    scan_t(temp.scan).ExclusiveScan(own, carry, segment_op{});
-    unsigned acc = t == 0 ? 0u : carry.value;
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
-      acc = head ? val[k] : saturating_add24(acc, val[k]);
-      const bool last = key[k] != (k == Items - 1 ? after : key[k + 1]);
-      if (last && key[k] != none) copy[key[k]] = saturating_add24(copy[key[k]], acc);
-    }
+    apply_runs<Threads, Items>(key, val, none, first_key, last_key, temp.scan, copy);
   }
-  __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+  write_row(copy, G, rows);
 }
 
 // The same with two 8-bit passes ranked by match.any (cub::BlockRadixRankMatch, onesweep's ranking: stable in the
@@ -160,7 +204,7 @@ __global__ void __launch_bounds__(Threads, 1) sorted_match_kernel(const unsigned
   extern __shared__ unsigned copy[];  // G bins, then the exchange: values and keys of a tile
   unsigned* xval = copy + (G + 3) / 4 * 4;
   std::uint16_t* xkey = reinterpret_cast<std::uint16_t*>(xval + tile);
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+  clear_copy(copy, G);
   const chunk c = chunk_of_block(n);
   constexpr std::uint16_t none = 0xffffu;
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -171,13 +215,7 @@ __global__ void __launch_bounds__(Threads, 1) sorted_match_kernel(const unsigned
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const long long i = base + striped + 32 * k;
-      key[k] = none;
-      val[k] = 0;
-      if (i < c.end) {
-        const unsigned r = records[i];
-        key[k] = static_cast<std::uint16_t>(bin_of(r));
-        val[k] = value_of(r);
-      }
+      load_key_value(records, i, c.end, none, key[k], val[k]);
     }
 #pragma unroll
     for (int pass = 0; pass < 2; ++pass) {
@@ -205,31 +243,9 @@ __global__ void __launch_bounds__(Threads, 1) sorted_match_kernel(const unsigned
         }
       }
     }
-    first_key[t] = key[0];
-    last_key[t] = key[Items - 1];
-    if (t == 0) first_key[Threads] = none;
-    __syncthreads();
-    const std::uint16_t before = t == 0 ? static_cast<std::uint16_t>(~key[0]) : last_key[t - 1];
-    const std::uint16_t after = first_key[t + 1];
-    segment own{0u, 0};
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
-      own = head ? segment{val[k], 1} : segment{saturating_add24(own.value, val[k]), own.head};
-    }
-    segment carry;
-    scan_t(temp.scan).ExclusiveScan(own, carry, segment_op{});
-    unsigned acc = t == 0 ? 0u : carry.value;
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const bool head = key[k] != (k == 0 ? before : key[k - 1]);
-      acc = head ? val[k] : saturating_add24(acc, val[k]);
-      const bool last = key[k] != (k == Items - 1 ? after : key[k + 1]);
-      if (last && key[k] != none) copy[key[k]] = saturating_add24(copy[key[k]], acc);
-    }
+    apply_runs<Threads, Items>(key, val, none, first_key, last_key, temp.scan, copy);
   }
-  __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+  write_row(copy, G, rows);
 }
 
 // Compare-and-swap with warp folding of the updates that lost: each lane tries its update once; the lanes whose
@@ -239,43 +255,27 @@ template <int Threads, bool Always>
 __global__ void __launch_bounds__(Threads, 1) cas_fold_kernel(const unsigned* records, long long n, int G,
                                                              unsigned* rows) {
   extern __shared__ unsigned copy[];
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+  clear_copy(copy, G);
   __syncthreads();
-  const chunk c = chunk_of_block(n);
-  constexpr int loads = 8;
   const int lane = threadIdx.x % 32;
-  const long long warp_first = c.begin + threadIdx.x / 32 * 32;
-  for (long long i0 = warp_first; i0 < c.end; i0 += loads * Threads) {  // whole warps step together
-    unsigned r[loads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k)
-      if (i0 + lane + k * Threads < c.end) r[k] = records[i0 + lane + k * Threads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k) {
-      const bool valid = i0 + lane + k * Threads < c.end;
-      const unsigned bin = valid ? bin_of(r[k]) : 0xffffffffu;
-      const unsigned v = valid ? value_of(r[k]) : 0u;
-      bool pending = valid;
-      if (!Always && valid) {
-        unsigned* w = copy + bin;
-        const unsigned assumed = *reinterpret_cast<volatile unsigned*>(w);
-        pending = atomicCAS(w, assumed, saturating_add24(assumed, v)) != assumed;
-      }
-      const unsigned lost = __ballot_sync(0xffffffffu, pending);
-      if (pending) {
-        const unsigned peers = __match_any_sync(lost, bin);
-        const unsigned total = __reduce_add_sync(peers, v);
-        if (lane == __ffs(peers) - 1) {
-          unsigned* w = copy + bin;
-          unsigned assumed = *reinterpret_cast<volatile unsigned*>(w), old;
-          while ((old = atomicCAS(w, assumed, saturating_add24(assumed, total))) != assumed) assumed = old;
-        }
-      }
-      __syncwarp();
+  for_each_warp_step<Threads>(records, chunk_of_block(n), [&](bool valid, unsigned r) {
+    const unsigned bin = valid ? bin_of(r) : 0xffffffffu;
+    const unsigned v = valid ? value_of(r) : 0u;
+    bool pending = valid;
+    if (!Always && valid) {
+      unsigned* w = copy + bin;
+      const unsigned assumed = *reinterpret_cast<volatile unsigned*>(w);
+      pending = atomicCAS(w, assumed, saturating_add24(assumed, v)) != assumed;
     }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+    const unsigned lost = __ballot_sync(0xffffffffu, pending);
+    if (pending) {
+      const unsigned peers = __match_any_sync(lost, bin);
+      const unsigned total = __reduce_add_sync(peers, v);
+      if (lane == __ffs(peers) - 1) cas_loop(copy + bin, total);
+    }
+    __syncwarp();
+  });
+  write_row(copy, G, rows);
 }
 
 // ghist's own loop for the compare-and-swap class (deferred_cas.cuh: a lost update waits in registers).
@@ -283,28 +283,13 @@ template <int Threads>
 __global__ void __launch_bounds__(Threads, 1) deferred_kernel(const unsigned* records, long long n, int G,
                                                              unsigned* rows) {
   extern __shared__ unsigned copy[];
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+  clear_copy(copy, G);
   __syncthreads();
-  const chunk c = chunk_of_block(n);
   ghist::detail::deferred_cas_updater<bench::saturating_add24> deferred(bench::saturating_add24{});
-  constexpr int loads = 8;
-  for (long long i0 = c.begin + threadIdx.x; i0 < c.end; i0 += loads * Threads) {
-    unsigned r[loads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k)
-      if (i0 + k * Threads < c.end) r[k] = records[i0 + k * Threads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k)
-      if (i0 + k * Threads < c.end) deferred.update(copy, static_cast<int>(bin_of(r[k])), value_of(r[k]));
-  }
+  for_each_record<Threads>(records, chunk_of_block(n),
+                           [&](unsigned r) { deferred.update(copy, static_cast<int>(bin_of(r)), value_of(r)); });
   deferred.flush(copy);
-  __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
-}
-
-__device__ __forceinline__ void cas_loop(unsigned* w, unsigned v) {
-  unsigned assumed = *reinterpret_cast<volatile unsigned*>(w), old;
-  while ((old = atomicCAS(w, assumed, saturating_add24(assumed, v))) != assumed) assumed = old;
+  write_row(copy, G, rows);
 }
 
 // The lost updates folded as above, and then held: each warp keeps a private table of 32 entries (bin, value) in
@@ -319,93 +304,68 @@ __global__ void __launch_bounds__(Threads, 1) cas_held_kernel(const unsigned* re
   constexpr int warps = Threads / 32;
   unsigned* tag_base = copy + (G + 31) / 32 * 32;
   unsigned* val_base = tag_base + warps * 32;
-  for (int i = threadIdx.x; i < G; i += Threads) copy[i] = 0;
+  clear_copy(copy, G);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   unsigned* tag = tag_base + warp * 32;
   unsigned* val = val_base + warp * 32;
   tag[lane] = 0xffffffffu;
   val[lane] = 0;
   __syncthreads();
-  const chunk c = chunk_of_block(n);
-  constexpr int loads = 8;
-  const long long warp_first = c.begin + warp * 32;
-  for (long long i0 = warp_first; i0 < c.end; i0 += loads * Threads) {
-    unsigned r[loads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k)
-      if (i0 + lane + k * Threads < c.end) r[k] = records[i0 + lane + k * Threads];
-#pragma unroll
-    for (int k = 0; k < loads; ++k) {
-      const bool valid = i0 + lane + k * Threads < c.end;
-      const unsigned bin = valid ? bin_of(r[k]) : 0xfffffffeu;
-      const unsigned v = valid ? value_of(r[k]) : 0u;
-      const int e = static_cast<int>((bin * 0x9E3779B1u) >> 27);
-      const bool hit = valid && tag[e] == bin;
-      const unsigned hits = __ballot_sync(0xffffffffu, hit);
-      if (hits != 0) {
-        if (hit) {
-          const unsigned peers = __match_any_sync(hits, bin);
-          const unsigned total = __reduce_add_sync(peers, v);
-          if (lane == __ffs(peers) - 1) val[e] = saturating_add24(val[e], total);
-        }
-        __syncwarp();
+  for_each_warp_step<Threads>(records, chunk_of_block(n), [&](bool valid, unsigned r) {
+    const unsigned bin = valid ? bin_of(r) : 0xfffffffeu;
+    const unsigned v = valid ? value_of(r) : 0u;
+    const int e = static_cast<int>((bin * 0x9E3779B1u) >> 27);
+    const bool hit = valid && tag[e] == bin;
+    const unsigned hits = __ballot_sync(0xffffffffu, hit);
+    if (hits != 0) {
+      if (hit) {
+        const unsigned peers = __match_any_sync(hits, bin);
+        const unsigned total = __reduce_add_sync(peers, v);
+        if (lane == __ffs(peers) - 1) val[e] = saturating_add24(val[e], total);
       }
-      bool pending = valid && !hit;
-      if (pending) {
-        unsigned* w = copy + bin;
-        const unsigned assumed = *reinterpret_cast<volatile unsigned*>(w);
-        pending = atomicCAS(w, assumed, saturating_add24(assumed, v)) != assumed;
-      }
-      const unsigned lost = __ballot_sync(0xffffffffu, pending);
-      if (lost != 0) {
-        bool leader = false;
-        unsigned total = 0;
-        if (pending) {
-          const unsigned peers = __match_any_sync(lost, bin);
-          total = __reduce_add_sync(peers, v);
-          leader = lane == __ffs(peers) - 1;
-        }
-        const unsigned leaders = __ballot_sync(0xffffffffu, leader);
-        if (leader) {
-          const unsigned same_entry = __match_any_sync(leaders, e);
-          if (lane == __ffs(same_entry) - 1) {
-            const unsigned old_tag = tag[e], old_val = val[e];
-            tag[e] = bin;
-            val[e] = total;
-            if (old_tag != 0xffffffffu) cas_loop(copy + old_tag, old_val);
-          } else {
-            cas_loop(copy + bin, total);
-          }
-        }
-        __syncwarp();
-      }
+      __syncwarp();
     }
-  }
+    bool pending = valid && !hit;
+    if (pending) {
+      unsigned* w = copy + bin;
+      const unsigned assumed = *reinterpret_cast<volatile unsigned*>(w);
+      pending = atomicCAS(w, assumed, saturating_add24(assumed, v)) != assumed;
+    }
+    const unsigned lost = __ballot_sync(0xffffffffu, pending);
+    if (lost != 0) {
+      bool leader = false;
+      unsigned total = 0;
+      if (pending) {
+        const unsigned peers = __match_any_sync(lost, bin);
+        total = __reduce_add_sync(peers, v);
+        leader = lane == __ffs(peers) - 1;
+      }
+      const unsigned leaders = __ballot_sync(0xffffffffu, leader);
+      if (leader) {
+        const unsigned same_entry = __match_any_sync(leaders, e);
+        if (lane == __ffs(same_entry) - 1) {
+          const unsigned old_tag = tag[e], old_val = val[e];
+          tag[e] = bin;
+          val[e] = total;
+          if (old_tag != 0xffffffffu) cas_loop(copy + old_tag, old_val);
+        } else {
+          cas_loop(copy + bin, total);
+        }
+      }
+      __syncwarp();
+    }
+  });
   if (tag[lane] != 0xffffffffu) cas_loop(copy + tag[lane], val[lane]);
-  __syncthreads();
-  for (int i = threadIdx.x; i < G; i += Threads) rows[static_cast<long long>(blockIdx.x) * G + i] = copy[i];
+  write_row(copy, G, rows);
 }
 
 template <class Kernel>
 float time_kernel(Kernel kernel, int blocks, int threads, std::size_t shared, const unsigned* records, long long n,
                   int G, unsigned* rows) {
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int rep = 0; rep < 8; ++rep) {
-    CK(cudaEventRecord(start));
-    kernel<<<blocks, threads, shared>>>(records, n, G, rows);
-    CK(cudaEventRecord(stop));
-    CK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    if (rep > 0) times.push_back(ms * 1000.0f);
-  }
-  CK(cudaGetLastError());
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  bench::event_timer timer;  // a warm-up, then the median of 7
+  return static_cast<float>(
+      timer.median([&] { kernel<<<blocks, threads, shared>>>(records, n, G, rows); }, {7, 7, 1e9}).us);
 }
 
 bool rows_match(const std::vector<unsigned>& want, unsigned* rows, int blocks, int G) {
