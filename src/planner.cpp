@@ -625,6 +625,7 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 // hdw keeps its hardware atomics (at the read floor already there). Returns false when it does not apply.
 // min_threads_per_sm: the planner's rule when 0; a caller's override (plan_overrides::thread_private) asks for one
 // warp.
+inline constexpr int thread_private_min_threads_told_wide_cas = 256;
 bool thread_private_plan(const problem& p, const device_info& dev, const planner_constants& k,
                          int min_threads_per_sm, plan& out) {
   // No input: auto has nothing to gain; a caller's override still gets its plan (grid 0: the call only fills).
@@ -653,6 +654,13 @@ bool thread_private_plan(const problem& p, const device_info& dev, const planner
   const int contended_min = k.thread_private_min_threads_per_sm_contended;
   if (told_contended && contended_min > 0 && (min_threads == 0 || contended_min < min_threads))
     min_threads = contended_min;
+  // The 64-bit cas told RF >= 8: its deferring loop on staged input (choose_staged_input) beats a copy per thread at
+  // 224 threads per SM. Lent H100, 2026-11-27, N = 50M, seed 000's packed argmax told RF 63, copy per thread ->
+  // the shared plan (plan_overrides::thread_private = -1), same run: H = 127 (224 threads) 150.7 -> 141.1 us, H = 96
+  // (288) 131.7 both, H = 64 (416) 108.4 -> 132.5; told RF 1 H = 127 154.4 -> 153.5. An unknown RF keeps the copy per
+  // thread: Zipf(1.1) H = 127 154.3 -> 241.2 (bench/results/2026-11-27-h100-packed-thread-private.txt).
+  if (p.op_class == atomic_class::cas && p.value_bytes == 8 && p.race_factor >= 8 && min_threads > 0)
+    min_threads = std::max(min_threads, thread_private_min_threads_told_wide_cas);
   if (min_threads_per_sm > 0) min_threads = min_threads_per_sm;
   if (min_threads <= 0) return false;
   if (best_B == 0 || best_B * best_blocks < min_threads) return false;

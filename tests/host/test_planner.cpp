@@ -1233,6 +1233,22 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   problem packed255 = paper_problem(atomic_class::cas, 255, 63.0);
   packed255.value_bytes = 8;
   EXPECT_FALSE(ghist::make_plan(packed255, dev).thread_private) << "64-bit cas: its deferring loop";
+  // The 64-bit cas told RF >= 8 needs 256 threads per SM: H = 127 (224) goes to its deferring loop, H = 96 (288)
+  // keeps the copy per thread, as does H = 127 told RF < 8 or not told.
+  problem packed127 = paper_problem(atomic_class::cas, 127, 63.0);
+  packed127.value_bytes = 8;
+  packed127.value_align = 8;
+  EXPECT_FALSE(ghist::make_plan(packed127, dev).thread_private) << ghist::make_plan(packed127, dev).to_string();
+  packed127.race_factor = 8.0;
+  EXPECT_FALSE(ghist::make_plan(packed127, dev).thread_private);
+  packed127.race_factor = 4.0;
+  EXPECT_TRUE(ghist::make_plan(packed127, dev).thread_private);
+  packed127.race_factor = 0.0;
+  EXPECT_TRUE(ghist::make_plan(packed127, dev).thread_private);
+  problem packed96 = packed127;
+  packed96.num_bins = 96;
+  packed96.race_factor = 63.0;
+  EXPECT_TRUE(ghist::make_plan(packed96, dev).thread_private);
   ghist::planner_constants not_contended;
   not_contended.thread_private_min_threads_per_sm_contended = 0;
   EXPECT_FALSE(
