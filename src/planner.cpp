@@ -597,6 +597,9 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
+// thread_private_plan's fewest threads per SM for the 64-bit cas told RF >= 8 (the measurements are at its use).
+inline constexpr int thread_private_min_threads_told_wide_cas = 256;
+
 // A sub-histogram per thread for the compare-and-swap and lock classes (plan::thread_private): each thread
 // updates its own copy with a plain read-modify-write, so there is nothing to retry, lock or fold, whatever the race
 // factor or skew. It needs H values per thread (the stride odd, so that lanes on one bin use different banks), which
@@ -625,7 +628,6 @@ plan shared_plan(const problem& p, const device_info& dev, const plan_overrides&
 // hdw keeps its hardware atomics (at the read floor already there). Returns false when it does not apply.
 // min_threads_per_sm: the planner's rule when 0; a caller's override (plan_overrides::thread_private) asks for one
 // warp.
-inline constexpr int thread_private_min_threads_told_wide_cas = 256;
 bool thread_private_plan(const problem& p, const device_info& dev, const planner_constants& k,
                          int min_threads_per_sm, plan& out) {
   // No input: auto has nothing to gain; a caller's override still gets its plan (grid 0: the call only fills).
