@@ -145,6 +145,23 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       }
     }
   };
+  // Record d of group g, whose records of this tile end at `end`: (A) the head's go to the head and whole sectors to
+  // global memory, (C) the ones past the last whole sector start the new head once (B) wrote the completed one.
+  // (`record`: a Record, or a local bin in 32 bits, narrowed at the store.)
+  auto place_head_or_sector = [&](int g, unsigned d, unsigned end, const auto& record) {
+    if (d / per == cursors[g] / per) heads[g * per + d % per] = static_cast<Record>(record);
+    else if (d / per < end / per) records[d] = static_cast<Record>(record);
+  };
+  auto place_tail = [&](int g, unsigned d, unsigned end, const auto& record) {
+    if (d / per == end / per && end / per != cursors[g] / per) heads[g * per + d % per] = static_cast<Record>(record);
+  };
+  // After a tile, every group's cursor moves past its `tile_count(g)` records and its count starts again.
+  auto advance_cursors = [&](auto tile_count) {
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      cursors[g] += tile_count(g);
+      counts[g] = 0;
+    }
+  };
   // Direct: every step from the registers of rank_tile (slot: group and rank; local: the record), counts holding the
   // tile's records per group. Ends with the cursors moved on and the counts cleared.
   auto write_direct = [&](const int (&slot)[partition_items], const unsigned (&local)[partition_items]) {
@@ -155,9 +172,8 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     for (int j = 0; j < partition_items; ++j) {
       if (slot[j] < 0) continue;
       const int g = slot[j] >> partition_rank_bits;
-      const unsigned cursor = cursors[g], d = cursor + (slot[j] & rank_mask);
-      if (d / per == cursor / per) heads[g * per + d % per] = static_cast<Record>(local[j]);
-      else if (d / per < (cursor + counts[g]) / per) records[d] = static_cast<Record>(local[j]);
+      const unsigned d = cursors[g] + (slot[j] & rank_mask);
+      place_head_or_sector(g, d, cursors[g] + counts[g], local[j]);
     }
     __syncthreads();
     write_completed_heads([&](int g) { return counts[g]; });
@@ -167,14 +183,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     for (int j = 0; j < partition_items; ++j) {
       if (slot[j] < 0) continue;
       const int g = slot[j] >> partition_rank_bits;
-      const unsigned cursor = cursors[g], d = cursor + (slot[j] & rank_mask), end = cursor + counts[g];
-      if (d / per == end / per && end / per != cursor / per) heads[g * per + d % per] = static_cast<Record>(local[j]);
+      const unsigned d = cursors[g] + (slot[j] & rank_mask);
+      place_tail(g, d, cursors[g] + counts[g], local[j]);
     }
     __syncthreads();
-    for (int g = threadIdx.x; g < groups; g += partition_block) {
-      cursors[g] += counts[g];
-      counts[g] = 0;
-    }
+    advance_cursors([&](int g) { return counts[g]; });
     __syncthreads();
   };
   const range_tiles t = tiles_of_range((n + partition_tile - 1) / partition_tile, r, ranges);
@@ -229,8 +242,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       const int g = staged_group[i];
       const unsigned d = cursors[g] + (i - starts[g]);
       if (!sector_buffers) records[d] = staging[i];
-      else if (d / per == cursors[g] / per) heads[g * per + d % per] = staging[i];
-      else if (d / per < end_of(g) / per) records[d] = staging[i];
+      else place_head_or_sector(g, d, end_of(g), staging[i]);
     }
     if (sector_buffers) {
       __syncthreads();
@@ -240,15 +252,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       // (C) The records past the last whole sector start the new head.
       for (int i = threadIdx.x; i < kept; i += partition_block) {
         const int g = staged_group[i];
-        const unsigned d = cursors[g] + (i - starts[g]), end = end_of(g);
-        if (d / per == end / per && end / per != cursors[g] / per) heads[g * per + d % per] = staging[i];
+        place_tail(g, cursors[g] + (i - starts[g]), end_of(g), staging[i]);
       }
     }
     __syncthreads();
-    for (int g = threadIdx.x; g < groups; g += partition_block) {
-      cursors[g] += starts[g + 1] - starts[g];
-      counts[g] = 0;
-    }
+    advance_cursors([&](int g) { return starts[g + 1] - starts[g]; });
     __syncthreads();
   }
   if (sector_buffers) {  // the heads left: the part of each last sector that this range wrote
