@@ -910,11 +910,18 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // groups -> one-block groups, us (bench/results/2026-11-25-h100-partition-one-block-groups.txt): hdw RF 1 / 63
     // H = 1048576 279 / 287 -> 271 / 263, H = 1572864 289 / 284 -> 273 / 264 (Zipf(1.1) 357 -> 327); the packed
     // argmax RF 1 / 63 H = 786432 460 / 507 -> 450 / 471, H = 1572864 550 / 587 -> 468 / 566, H = 2097152 702 /
-    // 1026 -> 603 / 627. 32-bit cas keeps two-block groups: its updates mostly change the word, and a group's copy
-    // shared by twice the threads doubled Zipf(1.1) (H = 1048576 5057 -> 10645 us) for at most 11% on uniform
-    // input. (On 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups
-    // 375 us, 64: 315.)
-    const bool two_always = many_groups || locked_groups || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
+    // 1026 -> 603 / 627. 32-bit cas keeps two-block groups where the race factor is unknown: its updates mostly
+    // change the word, and a group's copy shared by twice the threads doubled Zipf(1.1) (H = 1048576 5057 -> 10645
+    // us). Told a race factor, it takes one-block groups like the others (a told race factor is trusted: skew is not
+    // expected). Lent H100, 2026-11-27, N = 50M, seed 000's saturating add, same-run A/B, told RF 1 / 63, us
+    // (bench/results/2026-11-27-h100-cas-one-block-groups.txt): H = 1572864 394.6 / 649.5 -> 371.6 / 628.6,
+    // H = 2097152 428.4 / 688.9 -> 403.6 / 659.4, H = 3145728 546.5 / 1825.2 -> 403.7 / 632.5; H = 786432 (two-block
+    // groups either way) and Zipf(1.1) with the RF unknown unchanged. The price is a told RF that hides skew:
+    // Zipf(1.1) told RF 1 / 63 at H = 1572864 5107 / 6744 -> 9590 / 11681.
+    // (On 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups 375 us,
+    // 64: 315.)
+    const bool cas_two_always = p.op_class == atomic_class::cas && p.value_bytes <= 4 && p.race_factor <= 0;
+    const bool two_always = many_groups || locked_groups || cas_two_always;
     const bool two_fit = two_always || ceil_div(H, two_per_sm) <= i64{k.partition_groups};
     if (!two_fit) group_bins = ceil_div(H, k.partition_groups);
     const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);

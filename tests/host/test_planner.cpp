@@ -982,11 +982,17 @@ TEST(PlannerH100, Partitioned) {
   pl = ghist::make_plan(packed_huge, dev, forced);
   EXPECT_EQ(pl.S, 32);
   EXPECT_EQ(pl.grid, 132);
-  problem cas_huge = paper_problem(atomic_class::cas, 1572864);  // 32-bit cas keeps two blocks per SM
+  problem cas_huge = paper_problem(atomic_class::cas, 1572864, 0.0);  // 32-bit cas, RF unknown: two blocks per SM
   cas_huge.record_bytes = 4;
   pl = ghist::make_plan(cas_huge, dev, forced);
   EXPECT_EQ(pl.S, 57);
   EXPECT_EQ(pl.grid, 264);
+  for (const double rf : {1.0, 63.0}) {  // told a race factor, one block per SM like the others
+    cas_huge.race_factor = rf;
+    pl = ghist::make_plan(cas_huge, dev, forced);
+    EXPECT_EQ(pl.S, 32) << rf;
+    EXPECT_EQ(pl.grid, 132) << rf;
+  }
   p.num_bins = 3 << 20;         // 32 groups of 98304 bins do not fit: 55 groups of 227 KiB, one block per SM
   pl = ghist::make_plan(p, dev, forced);
   EXPECT_EQ(pl.H_chk, 57196);
