@@ -1,0 +1,118 @@
+// Probe: what the end of a shared-memory histogram costs when every block adds its whole copy to dest with global
+// atomics (seed 000's HDW at RF 1, H = 2048..12288: 264 blocks x H atomics; issue 3's HDW <= 1.10x the read floor
+// misses there by 3-8%), and whether a thread-block cluster that first folds its blocks' copies through distributed
+// shared memory (block r of C gathers bins [r H / C, (r + 1) H / C) from its C - 1 peers, then one atomic per bin)
+// makes it cheaper. Each kernel only fills its copy and merges it, so the times are the merge's isolated cost (in
+// the library it overlaps other blocks' input loops). G blocks of 1024 threads (2 per SM on the H100), the copies'
+// values block-dependent and nonzero, dest checked against the host's sum. Times: CUDA events, median of 21.
+// Not part of the build:
+// Results: bench/results/2026-11-27-h100-hdw-merge-bound.txt (264 x 12288 atomics 7.8 us alone; clusters save at most
+// 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics.
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o merge_atomics_probe bench/experiments/merge_atomics_probe.cu
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cooperative_groups.h>
+
+#include "probe_check.cuh"
+
+namespace cg = cooperative_groups;
+
+__device__ __forceinline__ unsigned copy_value(unsigned block, unsigned bin) { return (block * 7 + bin) % 5 + 1; }
+
+/// merge false: the fill alone (the launch and fill to subtract).
+__global__ void __launch_bounds__(1024) plain_merge(unsigned* dest, int H, bool merge) {
+  extern __shared__ unsigned copy[];
+  for (int b = threadIdx.x; b < H; b += blockDim.x) copy[b] = copy_value(blockIdx.x, b);
+  __syncthreads();
+  if (!merge) {
+    if (copy[threadIdx.x % H] == 0) dest[0] = 1;  // never: keeps the fill
+    return;
+  }
+  for (int b = threadIdx.x; b < H; b += blockDim.x) atomicAdd(&dest[b], copy[b]);
+}
+
+__global__ void __launch_bounds__(1024) cluster_merge(unsigned* dest, int H) {
+  extern __shared__ unsigned copy[];
+  cg::cluster_group cluster = cg::this_cluster();
+  for (int b = threadIdx.x; b < H; b += blockDim.x) copy[b] = copy_value(blockIdx.x, b);
+  cluster.sync();  // every copy written before its peers read it
+  const int C = static_cast<int>(cluster.num_blocks()), r = static_cast<int>(cluster.block_rank());
+  const int lo = static_cast<int>(static_cast<long long>(r) * H / C);
+  const int hi = static_cast<int>(static_cast<long long>(r + 1) * H / C);
+  for (int b = lo + threadIdx.x; b < hi; b += blockDim.x) {
+    unsigned sum = 0;
+    for (int k = 0; k < C; ++k) sum += cluster.map_shared_rank(copy, k)[b];
+    atomicAdd(&dest[b], sum);
+  }
+  cluster.sync();  // no block leaves while a peer may still read its copy
+}
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int G = 2 * sms;
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# %s, %d blocks of 1024 threads, medians of 21\n", prop.name, G);
+  unsigned* dest = nullptr;
+  CK(cudaMalloc(&dest, 1 << 20));
+  cudaEvent_t t0, t1;
+  CK(cudaEventCreate(&t0));
+  CK(cudaEventCreate(&t1));
+  for (int H : {2048, 6144, 12288, 24576}) {
+    const std::size_t shared = static_cast<std::size_t>(H) * 4;
+    std::vector<unsigned> want(H, 0);
+    for (int blk = 0; blk < G; ++blk)
+      for (int b = 0; b < H; ++b) want[b] += (static_cast<unsigned>(blk) * 7 + b) % 5 + 1;
+    for (int C : {0, 1, 2, 4, 8}) {
+      if (C > 1 && G % C) continue;
+      auto launch = [&] {
+        if (C <= 1) {
+          CK(cudaFuncSetAttribute(plain_merge, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+          plain_merge<<<G, 1024, shared>>>(dest, H, C == 1);
+          return;
+        }
+        CK(cudaFuncSetAttribute(cluster_merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(shared)));
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(G);
+        cfg.blockDim = dim3(1024);
+        cfg.dynamicSmemBytes = shared;
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = C;
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        CK(cudaLaunchKernelEx(&cfg, cluster_merge, dest, H));
+      };
+      CK(cudaMemset(dest, 0, shared));
+      launch();
+      CK(cudaDeviceSynchronize());
+      std::vector<unsigned> got(H);
+      CK(cudaMemcpy(got.data(), dest, shared, cudaMemcpyDeviceToHost));
+      const bool ok = C == 0 ? true : got == want;
+      std::vector<float> ms;
+      for (int rep = 0; rep < 21; ++rep) {
+        CK(cudaMemset(dest, 0, shared));
+        CK(cudaEventRecord(t0));
+        launch();
+        CK(cudaEventRecord(t1));
+        CK(cudaEventSynchronize(t1));
+        float m = 0;
+        CK(cudaEventElapsedTime(&m, t0, t1));
+        ms.push_back(m);
+      }
+      std::sort(ms.begin(), ms.end());
+      std::printf("H %6d  %-12s %7.2f us  %s\n", H,
+                  C == 0 ? "fill only" : C == 1 ? "atomics" : ("cluster " + std::to_string(C)).c_str(),
+                  1000.0 * ms[ms.size() / 2], ok ? "ok" : "WRONG");
+    }
+  }
+  return 0;
+}
