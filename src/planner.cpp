@@ -818,6 +818,11 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
 //   H = 98304 (57 groups) 1656 / 1284 -> 678 / 699; H = 196608 (113) 1217 / 979 -> 795 / 811; H = 393216 (226)
 //   971 / 856 -> 803 / 837; H = 786432 (451) 868 / 795 -> 915 / 951; H = 1572864 (434 of one block per SM) 851 /
 //   796 -> 1156 / 1185; RF = 1 unchanged (bench/results/2026-11-25-h100-cas-partitioned-warp-private.txt).
+//   The same, 2026-11-27, groups between half the second pass's 264 blocks and all of them -> one group per block,
+//   RF = 40 / 63 (bench/results/2026-11-27-h100-cas-warp-private-group-count.txt): H = 262144 (151 -> 264 groups)
+//   1001 / 947 -> 750 / 730, H = 393216 (226 -> 264) 836 / 799 -> 783 / 747; Zipf(1.1) told RF = 63 923 / 1042 ->
+//   1029 / 1090. Evened out below half (113 -> 132 groups at H = 196608, 57 -> 66 at 98304) it lost: 770 / 740 ->
+//   1052 / 958, 686 / 649 -> 750 / 702.
 i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
                             const planner_constants& k, std::size_t two_share) {
   const double RF = race_factor_used(p);
@@ -829,7 +834,13 @@ i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan
   for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
     const i64 bins = static_cast<i64>(bytes / per_bin);
     const int most = contended_xcg && bytes == two_share ? k.partition_groups_warp_private_two_per_sm : most_groups;
-    if (bins > 0 && ceil_div(p.num_bins, bins) <= most) return bins;
+    if (bins > 0 && ceil_div(p.num_bins, bins) <= most) {
+      // cas: more groups than half the second pass's blocks (two per SM) would leave some groups one block and
+      // others two, the one-block groups then setting the pass's length: one group per block instead.
+      const i64 blocks = 2 * static_cast<i64>(dev.sm_count), groups = ceil_div(p.num_bins, bins);
+      if (contended_cas && 2 * groups > blocks && groups < blocks) return ceil_div(p.num_bins, blocks);
+      return bins;
+    }
     if (contended_cas) break;  // one block per SM measured slower than the compare-and-swap loop (above)
   }
   return 0;

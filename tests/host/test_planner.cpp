@@ -1083,6 +1083,11 @@ TEST(PlannerH100, Partitioned) {
   cas.race_factor = 16;  // below 40: the loop
   EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
   cas.race_factor = 63;
+  cas.num_bins = 393216;  // 226 groups of 1740 bins would leave 38 of them one second-pass block: one per block
+  pl = ghist::make_plan(cas, dev);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_EQ(pl.S, 264);
+  EXPECT_EQ(pl.H_chk, 1490);
   cas.num_bins = 786432;  // 452 groups of 1740 bins: more than partition_groups_warp_private_cas
   pl = ghist::make_plan(cas, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
