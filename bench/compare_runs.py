@@ -4,13 +4,16 @@
 usage: bench/compare_runs.py DIR BASE OTHER [OTHER ...]
 
 Reads DIR/NAME-r*.csv for each binary NAME (the CSV of ghist_bench --csv), keeps the rows of ghist's auto plan, and
-prints per cell (operator, distribution, H, RF) the median over the rounds of each binary's time (each round's time
-is already a median of its runs) and the ratio OTHER / BASE; a cell more than 3% faster is marked '<', slower '>'.
+prints per cell (operator, distribution, H, RF, and the argument set of scripts/ab_bench.sh: the same cell in two
+sets, say with the race factor told and unknown, stays two rows) the median over the rounds of each binary's time
+(each round's time is already a median of its runs) and the ratio OTHER / BASE; a cell more than 3% faster is
+marked '<', slower '>'.
 Rows whose status is not "ok" (a result that differed from the CPU backend) are listed after the table.
 """
 import collections
 import csv
 import glob
+import re
 import statistics
 import sys
 
@@ -28,20 +31,22 @@ def main(argv):
             print(f"no {folder}/{name}-r*.csv", file=sys.stderr)
             return 2
         for path in files:
+            named_set = re.search(r"-s(\d+)\.csv$", path)
+            set_index = int(named_set.group(1)) if named_set else 0
             for row in csv.DictReader(open(path)):
                 if row.get("variant") != "auto":
                     continue
                 if row.get("status", "ok") != "ok":
                     bad.append(f"{path}: {row}")
-                cell = (row["op"], row.get("dist", ""), int(row["H"]), int(row["RF"]))
+                cell = (row["op"], row.get("dist", ""), int(row["H"]), int(row["RF"]), set_index)
                 times[name][cell].append(float(row["us"]))
     base = names[0]
-    print(f"{'op':7}{'dist':10}{'H':>9}{'RF':>4} " + " ".join(f"{n[-14:]:>14}" for n in names) + "  ratio")
-    for cell in sorted(times[base], key=lambda c: (c[0], c[1], c[3], c[2])):
+    print(f"{'op':7}{'dist':10}{'H':>9}{'RF':>4}{'set':>4} " + " ".join(f"{n[-14:]:>14}" for n in names) + "  ratio")
+    for cell in sorted(times[base], key=lambda c: (c[0], c[1], c[4], c[3], c[2])):
         medians = [statistics.median(times[n][cell]) if times[n][cell] else float("nan") for n in names]
         ratios = [m / medians[0] for m in medians[1:]]
         mark = " <" if any(r < 0.97 for r in ratios) else (" >" if any(r > 1.03 for r in ratios) else "")
-        print(f"{cell[0]:7}{cell[1]:10}{cell[2]:>9}{cell[3]:>4} " + " ".join(f"{m:14.1f}" for m in medians) +
+        print(f"{cell[0]:7}{cell[1]:10}{cell[2]:>9}{cell[3]:>4}{cell[4]:>4} " + " ".join(f"{m:14.1f}" for m in medians) +
               "  " + " ".join(f"{r:.3f}" for r in ratios) + mark)
     for line in bad:
         print("NOT OK:", line)
