@@ -797,6 +797,12 @@ plan global_plan(const problem& p, const device_info& dev, const plan_overrides&
   return pl;
 }
 
+// The partitioned strategy's second-pass blocks per SM when a group fits a block's share (two, unless the SM holds
+// fewer threads).
+int second_pass_blocks_per_sm(const device_info& dev) {
+  return std::max(1, std::min(detail::partition_blocks_per_sm, dev.max_threads_per_sm / detail::partition_block));
+}
+
 // Partitioned, the lock class at RF > 8 and 32-bit compare-and-swap at RF >= 40 (warp_private_plan's classes): groups
 // small enough for a copy per warp of the second pass's block (plan::warp_private: the warp folds its equal bins and
 // updates its copy without locks or atomics), as large as two blocks per SM allow, else (lock class only) one, in at
@@ -835,9 +841,10 @@ i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan
     const i64 bins = static_cast<i64>(bytes / per_bin);
     const int most = contended_xcg && bytes == two_share ? k.partition_groups_warp_private_two_per_sm : most_groups;
     if (bins > 0 && ceil_div(p.num_bins, bins) <= most) {
-      // cas: more groups than half the second pass's blocks (two per SM) would leave some groups one block and
-      // others two, the one-block groups then setting the pass's length: one group per block instead.
-      const i64 blocks = 2 * static_cast<i64>(dev.sm_count), groups = ceil_div(p.num_bins, bins);
+      // cas: more groups than half the second pass's blocks would leave some groups one block and others two, the
+      // one-block groups then setting the pass's length: one group per block instead.
+      const i64 blocks = static_cast<i64>(dev.sm_count) * second_pass_blocks_per_sm(dev);
+      const i64 groups = ceil_div(p.num_bins, bins);
       if (contended_cas && 2 * groups > blocks && groups < blocks) return ceil_div(p.num_bins, blocks);
       return bins;
     }
@@ -880,8 +887,7 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   // less the reserved 1 KiB) measured as if one block per SM (H = 786432: 411 us against 304 us for 98304 bytes),
   // 112348 bytes as two (~300 us).
   const std::size_t two_share = usable > 4096 ? usable - 4096 : usable;
-  const int blocks_per_sm = std::max(1, std::min(detail::partition_blocks_per_sm,
-                                                 dev.max_threads_per_sm / detail::partition_block));
+  const int blocks_per_sm = second_pass_blocks_per_sm(dev);
   i64 group_bins;
   if (o.S > 0) {
     group_bins = ceil_div(H, o.S);
