@@ -840,11 +840,11 @@ i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan
   for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
     const i64 bins = static_cast<i64>(bytes / per_bin);
     const int most = contended_xcg && bytes == two_share ? k.partition_groups_warp_private_two_per_sm : most_groups;
-    if (bins > 0 && ceil_div(p.num_bins, bins) <= most) {
+    const i64 groups = bins > 0 ? ceil_div(p.num_bins, bins) : 0;
+    if (bins > 0 && groups <= most) {
       // cas: more groups than half the second pass's blocks would leave some groups one block and others two, the
       // one-block groups then setting the pass's length: one group per block instead.
       const i64 blocks = static_cast<i64>(dev.sm_count) * second_pass_blocks_per_sm(dev);
-      const i64 groups = ceil_div(p.num_bins, bins);
       if (contended_cas && 2 * groups > blocks && groups < blocks) return ceil_div(p.num_bins, blocks);
       return bins;
     }
