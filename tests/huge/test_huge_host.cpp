@@ -118,6 +118,28 @@ TEST(HugePlan, AutoTakesPartitionedFor1_5MTo16MBins) {
   }
 }
 
+// The counted layout's ring kernel on the H100 (227 KiB a block): the sectors it keeps per group for the planner's
+// groups at 30M, 40M, 60M and 100M bins (517 / 689 / 1033 / 1721 groups), and none where two sectors do not fit
+// (the Direct kernel then): its rings, cursors and range starts fill at most the block's shared memory.
+TEST(HugePlan, RingSectorsFitSharedMemory) {
+  namespace d = ghist::detail;
+  const std::size_t optin = ghist::device_info::h100_sxm().shared_per_block_optin;
+  EXPECT_EQ(d::ring_partition_sectors(517, optin), 8);
+  EXPECT_EQ(d::ring_partition_sectors(689, optin), 8);
+  EXPECT_EQ(d::ring_partition_sectors(1033, optin), 4);
+  EXPECT_EQ(d::ring_partition_sectors(1721, optin), 2);
+  EXPECT_EQ(d::ring_partition_sectors(4096, optin), 0);
+  for (int groups = 512; groups <= d::max_counted_groups; groups += 7) {
+    const int sectors = d::ring_partition_sectors(groups, optin);
+    if (sectors == 0) {
+      EXPECT_GT(d::ring_partition_shared_bytes(groups, 2), optin) << groups;
+      continue;
+    }
+    EXPECT_LE(d::ring_partition_shared_bytes(groups, sectors), optin) << groups;
+    if (sectors < 8) EXPECT_GT(d::ring_partition_shared_bytes(groups, 2 * sectors), optin) << groups;
+  }
+}
+
 TEST(HugeParboil, DataLoadsAndExpectedIsSaturatedCount) {
   const ghist_huge::parboil_histo p = ghist_huge::load_parboil_histo(GHIST_TEST_DATA_DIR);
   ASSERT_EQ(p.bins.size(), ghist_huge::parboil_histo::num_inputs);

@@ -17,6 +17,7 @@
 #include "ghist/detail/kernel_global.cuh"
 #include "ghist/detail/kernel_partition.cuh"
 #include "ghist/detail/kernel_partition_counted.cuh"
+#include "ghist/detail/kernel_partition_ring.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/race_factor.cuh"
@@ -338,12 +339,29 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   const std::size_t count_shared = static_cast<std::size_t>(groups) * sizeof(unsigned);
   const bool sector_buffers =
       counted_sector_buffers(sizeof(Record), groups, device_info::current().shared_per_block_optin);
-  // 16-bit records with head sectors: each thread places its own records (kernel_partition_counted.cuh, Direct).
+  // 16-bit records with head sectors: each thread places its own records (kernel_partition_counted.cuh, Direct),
+  // or, where the rings fit, the ring kernel (kernel_partition_ring.cuh), whose count runs in blocks of its size.
   if constexpr (!std::is_same_v<Record, In>)
     if (sector_buffers) partition = partition_counted_kernel<In, BinFn, Record, true>;
   const std::size_t partition_shared = counted_pass1_shared_bytes(sizeof(Record), groups, sector_buffers);
+  const int ring_sectors =
+      std::is_same_v<Record, In> || !sector_buffers
+          ? 0 : ring_partition_sectors(groups, device_info::current().shared_per_block_optin);
+  const bool ring = ring_sectors > 0;
+  const std::size_t ring_shared = ring ? ring_partition_shared_bytes(groups, ring_sectors) : 0;
+  auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges) {
+    if constexpr (!std::is_same_v<Record, In>) {
+      auto kernel = ring_partition_kernel<In, BinFn, 2>;
+      if (ring_sectors == 4) kernel = ring_partition_kernel<In, BinFn, 4>;
+      if (ring_sectors == 8) kernel = ring_partition_kernel<In, BinFn, 8>;
+      allow_dynamic_shared(kernel, ring_shared);
+      kernel<<<ranges, ring_block, ring_shared, stream>>>(in, count_n, f, num_bins, group_of, groups, table,
+                                                         record_starts, records);
+    }
+  };
   allow_dynamic_shared(count, count_shared);
-  const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
+  const std::int64_t resident =  // the ring kernel: one block per SM (__launch_bounds__(ring_block, 1))
+      ring ? std::int64_t{device_info::current().sm_count} : resident_partition_blocks(partition, partition_shared);
   const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
   const std::int64_t slice = l.slice_tiles * partition_tile;
   for (std::int64_t first = 0; first < n; first += slice) {
@@ -351,8 +369,8 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
     const std::int64_t tiles = (count_n + partition_tile - 1) / partition_tile;
     const int ranges = static_cast<int>(std::min<std::int64_t>({resident, tiles, max_ranges}));
     const bool overwrite = how == mode::overwrite && first == 0;
-    count<<<ranges, partition_block, count_shared, stream>>>(input + first, count_n, f, num_bins, group_of, groups,
-                                                             table);
+    count<<<ranges, ring ? ring_block : partition_block, count_shared, stream>>>(input + first, count_n, f, num_bins,
+                                                                                group_of, groups, table);
     GHIST_CUDA_CHECK(cudaGetLastError());
     scan_group_counts_kernel<><<<static_cast<unsigned>((groups + 7) / 8), 256, 0, stream>>>(table, groups, ranges,
                                                                                            totals);
@@ -363,9 +381,11 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
     if (overwrite) {
       fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
     }
-    partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins, group_of,
-                                                                     groups, table, record_starts, records,
-                                                                     sector_buffers);
+    if (ring) launch_ring(input + first, count_n, ranges);
+    else
+      partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins,
+                                                                       group_of, groups, table, record_starts,
+                                                                       records, sector_buffers);
     GHIST_CUDA_CHECK(cudaGetLastError());
     histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
         records, record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);

@@ -157,6 +157,26 @@ inline constexpr bool counted_sector_buffers(std::size_t record_bytes, int group
          counted_pass1_shared_bytes(record_bytes, groups, true) <= shared_optin;
 }
 
+/// ring_partition_kernel (kernel_partition_ring.cuh), the counted layout's pass 3 for 16-bit records with head
+/// sectors where its rings fit.
+inline constexpr int ring_block = 1024;         ///< threads per block (one block per SM: the rings take the memory)
+inline constexpr int ring_items = 16;           ///< inputs per thread per tile
+inline constexpr int ring_sector_records = 16;  ///< 16-bit records per 32-byte sector
+
+/// Shared memory of ring_partition_kernel<Sectors>: per group the ring (32 bytes a sector), its cursor, its cursor
+/// at the tile's start and the range's first record.
+inline constexpr std::size_t ring_partition_shared_bytes(int groups, int sectors) {
+  return static_cast<std::size_t>(groups) * (32 * static_cast<std::size_t>(sectors) + 3 * sizeof(unsigned));
+}
+
+/// The most sectors per ring (2, 4 or 8) that fit shared_optin bytes for `groups` groups; 0 when two do not.
+inline constexpr int ring_partition_sectors(int groups, std::size_t shared_optin) {
+  int sectors = 0;
+  for (int s = 2; s <= 8; s *= 2)
+    if (ring_partition_shared_bytes(groups, s) <= shared_optin) sectors = s;
+  return sectors;
+}
+
 /// The workspace of a partitioned plan in either layout (plan::counted_groups), for inputs of input_bytes.
 inline partition_layout make_partition_layout_for(bool counted, std::int64_t n, int groups, int sm_count,
                                                   std::size_t input_bytes, bool unit_increments,
