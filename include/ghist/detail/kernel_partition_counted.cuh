@@ -41,9 +41,8 @@ __device__ __forceinline__ range_tiles tiles_of_range(std::int64_t tiles, int r,
 /// against 81 us under ncu).
 template <class In, class BinFn>
 __global__ void __launch_bounds__(1024) count_groups_kernel(const In* input, std::int64_t n, BinFn f,
-                                                                       std::int64_t num_bins,
-                                                                       group_divider group_of, int groups,
-                                                                       unsigned* table) {
+                                                            std::int64_t num_bins, group_divider group_of,
+                                                            int groups, unsigned* table) {
   extern __shared__ unsigned group_counts[];  // groups
   const int r = blockIdx.x, ranges = gridDim.x;
   for (int g = threadIdx.x; g < groups; g += blockDim.x) group_counts[g] = 0;
