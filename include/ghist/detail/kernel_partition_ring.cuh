@@ -39,7 +39,7 @@ template <class In, class BinFn, int Sectors>
 __global__ void __launch_bounds__(ring_block, 1)
     ring_partition_kernel(const In* input, std::int64_t n, BinFn f, std::int64_t num_bins, group_divider group_of,
                           int groups, const unsigned* table, const unsigned* record_starts, std::uint16_t* records) {
-  constexpr int per = ring_sector_records, ring_records = Sectors * per;
+  constexpr int per = records_per_sector<std::uint16_t>, ring_records = Sectors * per;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* ring = reinterpret_cast<std::uint16_t*>(shared_bytes);                  // groups x ring_records
   auto* cursor = reinterpret_cast<unsigned*>(ring + std::int64_t{groups} * ring_records);  // groups

@@ -159,9 +159,8 @@ inline constexpr bool counted_sector_buffers(std::size_t record_bytes, int group
 
 /// ring_partition_kernel (kernel_partition_ring.cuh), the counted layout's pass 3 for 16-bit records with head
 /// sectors where its rings fit.
-inline constexpr int ring_block = 1024;         ///< threads per block (one block per SM: the rings take the memory)
-inline constexpr int ring_items = 16;           ///< inputs per thread per tile
-inline constexpr int ring_sector_records = 16;  ///< 16-bit records per 32-byte sector
+inline constexpr int ring_block = 1024;  ///< threads per block (one block per SM: the rings take the memory)
+inline constexpr int ring_items = 16;    ///< inputs per thread per tile
 
 /// Shared memory of ring_partition_kernel<Sectors>: per group the ring (32 bytes a sector), its cursor, its cursor
 /// at the tile's start and the range's first record.
