@@ -955,6 +955,19 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     if (!two_fit && p.op_class == atomic_class::hdw) {
       const i64 groups_now = ceil_div(H, group_bins);
       if (2 * groups_now > dev.sm_count && groups_now < dev.sm_count) group_bins = ceil_div(H, dev.sm_count);
+      // Unit increments in the counted layout's one-block groups (from k.partition_counted_min_groups_hdw on):
+      // groups small enough for 16-bit counters of two second-pass blocks per SM (narrow_group_count_kernel, taken
+      // by dispatch where they fit), and a whole number of groups per SM. Lent H100, 2026-11-27, N = 50M uniform,
+      // same run, us (bench/results/2026-11-27-h100-narrow-counts.txt): H = 100M 1721 groups of 32-bit counters
+      // 620.5 / 617.3, 1848 (14 per SM) 624.2; 16-bit counters in 1792 groups (the fewest that fit) 605.1, in 1848
+      // 601.0 / 597.4 (the second pass 211 -> 188 us under ncu); H = 60M 1033 groups 525.7 / 525.4 -> 1076 500.4,
+      // 1188 (9 per SM) 507.5 / 508.3, 1320 512.6; H = 40M 689 groups 470.3 / 466.6 -> 717 498.8, 792 (6 per SM)
+      // 464.5 / 464.4.
+      if (p.unit_increments && groups_now >= k.partition_counted_min_groups_hdw) {
+        const i64 narrow_bins = static_cast<i64>(two_share / sizeof(std::uint16_t));
+        const i64 fewest = std::max(groups_now, ceil_div(H, narrow_bins));
+        group_bins = ceil_div(H, ceil_div(fewest, i64{dev.sm_count}) * dev.sm_count);
+      }
     }
   }
   // The tile layout takes at most max_partition_groups groups, the counted layout max_counted_groups.

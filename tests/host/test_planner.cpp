@@ -1022,13 +1022,24 @@ TEST(PlannerH100, Partitioned) {
                                                                        ghist::detail::counted_partition_ranges(132),
                                                                        4, p.num_bins, false)
                                .bytes);
-  p.unit_increments = true;  // counting: 16-bit bins within the group as records, half the records' workspace
+  // Counting: 16-bit bins within the group as records, half the records' workspace, and groups small enough for
+  // 16-bit counters of two second-pass blocks per SM (at most 55808 bins), 14 per SM.
+  p.unit_increments = true;
   pl = ghist::make_plan(p, dev, forced);
-  EXPECT_EQ(pl.S, 1721);
-  EXPECT_EQ(pl.temp_bytes, ghist::detail::make_counted_partition_layout(p.n, 1721,
+  EXPECT_EQ(pl.S, 1848);
+  EXPECT_EQ(pl.H_chk, 54116);
+  EXPECT_LE(2 * (ghist::detail::narrow_counts_shared_bytes(pl.H_chk) + dev.reserved_shared_per_block),
+            dev.shared_per_sm);
+  EXPECT_EQ(pl.temp_bytes, ghist::detail::make_counted_partition_layout(p.n, 1848,
                                                                        ghist::detail::counted_partition_ranges(132),
                                                                        2, p.num_bins, false)
                                .bytes);
+  p.num_bins = 40 << 20;  // 722 groups of 32-bit counters, 752 of 16-bit ones: 792, 6 per SM
+  pl = ghist::make_plan(p, dev, forced);
+  EXPECT_EQ(pl.S, 792);
+  EXPECT_EQ(pl.H_chk, 52960);
+  EXPECT_TRUE(pl.counted_groups);
+  p.num_bins = 100000000;
   p.unit_increments = false;
   forced.counted_groups = -1;  // the tile layout cannot take it
   EXPECT_THROW(ghist::make_plan(p, dev, forced), ghist::error);

@@ -33,6 +33,7 @@ struct variant {
   int S;  ///< for partitioned: the number of groups
   int counted = 0;  ///< for partitioned: overrides.counted_groups (1 the counted layout, -1 the tile layout)
   int dest_offset = 0;  ///< dest starts this many bins past a 256-byte boundary (0..3: a group's 16-byte stores)
+  int grid = 0;         ///< for partitioned: overrides.grid, the second pass's blocks shared out among the groups
 };
 
 inline const variant v_auto{"auto", ghist::strategy::automatic, 0, 0};
@@ -101,6 +102,7 @@ void check_variants(const std::string& what, const std::vector<In>& input, i64 H
       opts.overrides.M = v.M;
       opts.overrides.S = v.S;
       opts.overrides.counted_groups = v.counted;
+      opts.overrides.grid = v.grid;
       T* const dest = d_hist_buffer.get() + v.dest_offset;
       auto call = [&] { ghist::generalized_histogram_async(d_in.get(), n, f, Op{}, dest, H, 0, opts); };
 

@@ -149,17 +149,36 @@ TEST(HugeGpu, HundredMillionBins) {
   valued<ghist_huge::sat8_add, sat8_update>("sat8", H, 4'000'037, {uniform, one_bin}, {v_auto, v_global_m1, v_part},
                                             &untouched);
   valued<ghist::max<std::int32_t>, max_update>("max", H, 4'000'037, {zipf}, {v_auto, v_global_m1}, &untouched);
+  // One group with more records than 16-bit counters hold and too few for a second block of its own (~72K of 5M):
+  // narrow_group_count_kernel counts it in two halves of 32-bit counters.
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> bins = ghist_test::make_bins(uniform, 5'000'011, H, rng);
+  std::uniform_int_distribution<std::int32_t> crowded(0, 49'999);  // within the first group (1848 of 54116 bins)
+  for (std::size_t i = 0; i < bins.size(); i += 72) bins[i] = crowded(rng);
+  check_variants<ghist::plus<std::int32_t>>("count (declared), one crowded group", bins, H, count_one_declared{},
+                                            {v_auto}, seed, nullptr);
 }
 
 // Short enough for compute-sanitizer (scripts/gpu_check.sh): counting with 16-bit records in the tile layout, the
 // counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes.
+// 8 groups of 37501 bins take one block per SM with 32-bit counters, so their second pass counts in 16 bits
+// (narrow_group_count_kernel): with the second pass's blocks shared out as 1 or 2 (overrides.grid), 70001 inputs in
+// one bin give a group's block more records than 16 bits count (two halves of 32-bit counters), with its only block
+// or with two that merge by atomics; 132 blocks give the one group many blocks of 16-bit counters.
 TEST(HugeSanitizer, CountingRecords) {
   const variant counted600{"partitioned counted S=600", ghist::strategy::partitioned, 0, 600, 1};
   // 4096 one-block groups of 74 bins, dest 3 bins past a 16-byte boundary: each group's scalar head and tail.
   const variant counted4096_unaligned{"partitioned counted S=4096", ghist::strategy::partitioned, 0, 4096, 1, 3};
+  const variant narrow{"partitioned counted S=8", ghist::strategy::partitioned, 0, 8, 1, 1};
+  const variant narrow_grid1{"partitioned counted S=8 grid=1", ghist::strategy::partitioned, 0, 8, 1, 0, 1};
+  const variant narrow_grid2{"partitioned counted S=8 grid=2", ghist::strategy::partitioned, 0, 8, 1, 0, 2};
   for (i64 n : {i64{1}, i64{20011}, i64{70001}})
     counting(300'007, n, {uniform, one_bin},
-             {v_part_tiles, v_part_counted, counted600, v_part_counted4096, counted4096_unaligned}, nullptr);
+             {v_part_tiles, v_part_counted, counted600, v_part_counted4096, counted4096_unaligned, narrow,
+              narrow_grid1, narrow_grid2},
+             nullptr);
+  counting(300'007, 140'003, {one_bin}, {narrow_grid2}, nullptr);
 }
 
 }  // namespace

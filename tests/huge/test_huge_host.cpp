@@ -119,7 +119,8 @@ TEST(HugePlan, AutoTakesPartitionedFor1_5MTo16MBins) {
 }
 
 // The counted layout's ring kernel on the H100 (227 KiB a block): the sectors it keeps per group for the planner's
-// groups at 30M, 40M, 60M and 100M bins (517 / 689 / 1033 / 1721 groups), and none where two sectors do not fit
+// groups at 30M, 40M, 60M and 100M bins (517 / 689 / 1033 / 1721 groups; for counting, 792 / 1188 / 1848 groups
+// at 40M, 60M and 100M), and none where two sectors do not fit
 // (the Direct kernel then): its rings, cursors and range starts fill at most the block's shared memory.
 TEST(HugePlan, RingSectorsFitSharedMemory) {
   namespace d = ghist::detail;
@@ -128,6 +129,9 @@ TEST(HugePlan, RingSectorsFitSharedMemory) {
   EXPECT_EQ(d::ring_partition_sectors(689, optin), 8);
   EXPECT_EQ(d::ring_partition_sectors(1033, optin), 4);
   EXPECT_EQ(d::ring_partition_sectors(1721, optin), 2);
+  EXPECT_EQ(d::ring_partition_sectors(792, optin), 8);
+  EXPECT_EQ(d::ring_partition_sectors(1188, optin), 4);
+  EXPECT_EQ(d::ring_partition_sectors(1848, optin), 2);
   EXPECT_EQ(d::ring_partition_sectors(4096, optin), 0);
   for (int groups = 512; groups <= d::max_counted_groups; groups += 7) {
     const int sectors = d::ring_partition_sectors(groups, optin);

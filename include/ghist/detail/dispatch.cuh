@@ -17,6 +17,7 @@
 #include "ghist/detail/kernel_global.cuh"
 #include "ghist/detail/kernel_partition.cuh"
 #include "ghist/detail/kernel_partition_counted.cuh"
+#include "ghist/detail/kernel_partition_narrow.cuh"
 #include "ghist/detail/kernel_partition_ring.cuh"
 #include "ghist/detail/kernel_shared.cuh"
 #include "ghist/detail/launch_attributes.hpp"
@@ -363,6 +364,30 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   const std::int64_t resident =  // the ring kernel: one block per SM (__launch_bounds__(ring_block, 1))
       ring ? std::int64_t{device_info::current().sm_count} : resident_partition_blocks(partition, partition_shared);
   const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
+  // Unit increments whose second pass would run one block per SM (the wide kernel): 16-bit counters where they
+  // let two blocks share the SM (kernel_partition_narrow.cuh; the planner sizes such groups for them).
+  bool narrow = false;
+  const std::size_t narrow_shared = narrow_counts_shared_bytes(pl.H_chk);
+  if constexpr (unit_increments_v<BinFn, Op>) {
+    if (histogram_threads > partition_block && pl.M == 1 && !pl.warp_private && rows == nullptr) {
+      auto kernel = narrow_group_count_kernel<T, partition_block>;
+      allow_dynamic_shared(kernel, narrow_shared);
+      int per_sm = 0;
+      GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, partition_block, narrow_shared));
+      narrow = per_sm >= 2;
+    }
+  }
+  auto launch_histogram = [&](bool overwrite) {
+    if constexpr (unit_increments_v<BinFn, Op>) {
+      if (narrow) {
+        narrow_group_count_kernel<T, partition_block><<<pl.grid + groups, partition_block, narrow_shared, stream>>>(
+            records, record_starts, starts, groups, dest, num_bins, group_of, overwrite);
+        return;
+      }
+    }
+    histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
+        records, record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);
+  };
   const std::int64_t slice = l.slice_tiles * partition_tile;
   for (std::int64_t first = 0; first < n; first += slice) {
     const std::int64_t count_n = std::min(slice, n - first);
@@ -387,8 +412,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
                                                                        group_of, groups, table, record_starts,
                                                                        records, sector_buffers);
     GHIST_CUDA_CHECK(cudaGetLastError());
-    histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
-        records, record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);
+    launch_histogram(overwrite);
     GHIST_CUDA_CHECK(cudaGetLastError());
     if (rows != nullptr) {
       merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(

@@ -176,6 +176,16 @@ inline constexpr int ring_partition_sectors(int groups, std::size_t shared_optin
   return sectors;
 }
 
+/// narrow_group_count_kernel (kernel_partition_narrow.cuh): a block with at most this many records counts them in
+/// 16-bit counters.
+inline constexpr std::int64_t narrow_count_limit = 0xffff;
+
+/// Shared memory of narrow_group_count_kernel for groups of group_bins bins: group_bins 16-bit counters, or half
+/// the bins (rounded up) in 32-bit counters; whole 16-byte vectors, which the zeroing stores.
+inline constexpr std::size_t narrow_counts_shared_bytes(std::int64_t group_bins) {
+  return static_cast<std::size_t>((group_bins + 7) / 8) * 16;
+}
+
 /// The workspace of a partitioned plan in either layout (plan::counted_groups), for inputs of input_bytes.
 inline partition_layout make_partition_layout_for(bool counted, std::int64_t n, int groups, int sm_count,
                                                   std::size_t input_bytes, bool unit_increments,
