@@ -311,8 +311,8 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
     group_divider group_of, int M, bool overwrite) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const unsigned block = blockIdx.x;
-  if (block >= starts[groups]) return;
-  const group_share share = group_of_block(starts, groups, block);
+  group_share share;
+  if (!group_of_block(starts, groups, block, share)) return;
   const int g = share.group;
   group_in_shared<In, BinFn, Op, WarpPrivate> acc(shared_bytes, f, op, static_cast<int>(group_of.d),
                                                   group_low(g, group_of), group_length(g, group_of, num_bins), M);

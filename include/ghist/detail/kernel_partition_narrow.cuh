@@ -66,13 +66,15 @@ __global__ void __launch_bounds__(Threads, 2) narrow_group_count_kernel(
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* words = reinterpret_cast<unsigned*>(shared_bytes);
   const unsigned block = blockIdx.x;
-  if (block >= starts[groups]) return;
-  const group_share share = group_of_block(starts, groups, block);
+  group_share share;
+  if (!group_of_block(starts, groups, block, share)) return;
   const int g = share.group;
   const int len = static_cast<int>(group_length(g, group_of, num_bins));
   T* out = dest + group_low(g, group_of);
   const std::int64_t first = record_starts[g], count = std::int64_t{record_starts[g + 1]} - first;
-  const std::int64_t begin = first + count * share.k / share.K, end = first + count * (share.k + 1) / share.K;
+  const bool only = share.K == 1;  // the group's only block
+  const std::int64_t begin = only ? first : first + count * share.k / share.K;
+  const std::int64_t end = only ? first + count : first + count * (share.k + 1) / share.K;
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(words));
   const int half = (len + 1) / 2;  // words either way
   auto zero = [&]() {
@@ -81,14 +83,14 @@ __global__ void __launch_bounds__(Threads, 2) narrow_group_count_kernel(
   };
   // Counts of bins [from, from + n) to dest, value(b) for b in [0, n).
   auto emit = [&](int from, int n, auto value) {
-    if (share.K == 1 && overwrite) {
+    if (only && overwrite) {
       store_counts(out + from, n, value);
       return;
     }
     for (int b = threadIdx.x; b < n; b += blockDim.x) {
       const unsigned c = value(b);
       if (c == 0) continue;
-      if (share.K == 1) out[from + b] += static_cast<T>(c);
+      if (only) out[from + b] += static_cast<T>(c);
       else atomicAdd(out + from + b, static_cast<T>(c));
     }
   };
@@ -98,6 +100,17 @@ __global__ void __launch_bounds__(Threads, 2) narrow_group_count_kernel(
     count_local_bin_records(records, begin, end, counters);
     __syncthreads();
     const auto* narrow = reinterpret_cast<const std::uint16_t*>(words);
+    if (only && overwrite && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      // Four counters a shared load, four bins a store.
+      const auto* from = reinterpret_cast<const uint2*>(words);
+      auto* to = reinterpret_cast<uint4*>(out);
+      for (int v = threadIdx.x; v < len / 4; v += blockDim.x) {
+        const uint2 w = from[v];
+        to[v] = uint4{w.x & 0xffffu, w.x >> 16, w.y & 0xffffu, w.y >> 16};
+      }
+      for (int b = len / 4 * 4 + threadIdx.x; b < len; b += blockDim.x) out[b] = static_cast<T>(narrow[b]);
+      return;
+    }
     emit(0, len, [&](int b) { return static_cast<unsigned>(narrow[b]); });
   } else {
     for (int from = 0; from < len; from += half) {
