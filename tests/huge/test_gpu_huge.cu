@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -161,7 +162,9 @@ TEST(HugeGpu, HundredMillionBins) {
 }
 
 // Short enough for compute-sanitizer (scripts/gpu_check.sh): counting with 16-bit records in the tile layout, the
-// counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes.
+// counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes. The
+// ring kernel with 8, 4 and 2 sectors, each with and without the range's first sector kept aside (600 / 792, 1000 /
+// 1500, 2000 / 2500 groups on the H100).
 // 8 groups of 37501 bins take one block per SM with 32-bit counters, so their second pass counts in 16 bits
 // (narrow_group_count_kernel): with the second pass's blocks shared out as 1 or 2 (overrides.grid), 70001 inputs in
 // one bin give a group's block more records than 16 bits count (two halves of 32-bit counters), with its only block
@@ -173,11 +176,13 @@ TEST(HugeSanitizer, CountingRecords) {
   const variant narrow{"partitioned counted S=8", ghist::strategy::partitioned, 0, 8, 1, 1};
   const variant narrow_grid1{"partitioned counted S=8 grid=1", ghist::strategy::partitioned, 0, 8, 1, 0, 1};
   const variant narrow_grid2{"partitioned counted S=8 grid=2", ghist::strategy::partitioned, 0, 8, 1, 0, 2};
-  for (i64 n : {i64{1}, i64{20011}, i64{70001}})
-    counting(300'007, n, {uniform, one_bin},
-             {v_part_tiles, v_part_counted, counted600, v_part_counted4096, counted4096_unaligned, narrow,
-              narrow_grid1, narrow_grid2},
-             nullptr);
+  std::vector<variant> variants = {v_part_tiles,          v_part_counted, counted600, v_part_counted4096,
+                                   counted4096_unaligned, narrow,         narrow_grid1, narrow_grid2};
+  for (const auto& [groups, name] : {std::pair{792, "partitioned counted S=792"}, {1000, "partitioned counted S=1000"},
+                                     {1500, "partitioned counted S=1500"}, {2000, "partitioned counted S=2000"},
+                                     {2500, "partitioned counted S=2500"}})
+    variants.push_back({name, ghist::strategy::partitioned, 0, groups, 1});
+  for (i64 n : {i64{1}, i64{20011}, i64{70001}}) counting(300'007, n, {uniform, one_bin}, variants, nullptr);
   counting(300'007, 140'003, {one_bin}, {narrow_grid2}, nullptr);
 }
 

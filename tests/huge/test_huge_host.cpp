@@ -132,6 +132,10 @@ TEST(HugePlan, RingSectorsFitSharedMemory) {
   EXPECT_EQ(d::ring_partition_sectors(792, optin), 8);
   EXPECT_EQ(d::ring_partition_sectors(1188, optin), 4);
   EXPECT_EQ(d::ring_partition_sectors(1848, optin), 2);
+  // The range's first sector kept aside where it fits with the most sectors: at 100M and 60M, not at 40M.
+  EXPECT_TRUE(d::ring_partition_first_aside(1848, 2, optin));
+  EXPECT_TRUE(d::ring_partition_first_aside(1188, 4, optin));
+  EXPECT_FALSE(d::ring_partition_first_aside(792, 8, optin));
   EXPECT_EQ(d::ring_partition_sectors(4096, optin), 0);
   for (int groups = 512; groups <= d::max_counted_groups; groups += 7) {
     const int sectors = d::ring_partition_sectors(groups, optin);
@@ -140,6 +144,8 @@ TEST(HugePlan, RingSectorsFitSharedMemory) {
       continue;
     }
     EXPECT_LE(d::ring_partition_shared_bytes(groups, sectors), optin) << groups;
+    if (d::ring_partition_first_aside(groups, sectors, optin))
+      EXPECT_LE(d::ring_partition_shared_bytes(groups, sectors, true), optin) << groups;
     if (sectors < 8) EXPECT_GT(d::ring_partition_shared_bytes(groups, 2 * sectors), optin) << groups;
   }
 }

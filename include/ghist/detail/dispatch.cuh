@@ -256,6 +256,27 @@ void launch_global(const Source& src, Op op, typename Op::value_type* dest, std:
   }
 }
 
+/// kernel<<<grid, block, shared, stream>>>(args...) as a programmatic dependent launch: the GPU may start it while
+/// the kernel before it on the stream finishes, hiding the launch's latency; the kernel calls
+/// wait_for_prior_kernels() before reading what came before. The counted layout's chain of six kernels, lent H100,
+/// N = 50M uniform, H = 100M, three same-run pairs: 557.6 / 553.2 / 551.4 -> 540.2 / 543.6 / 543.6 us
+/// (bench/results/2026-11-27-h100-ring-first-aside.txt).
+template <class... Params, class... Args>
+void launch_after_prior(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                        Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  GHIST_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
+
 /// The partitioned strategy's first passes: sets `kernel` up for `shared` bytes of dynamic shared memory and returns
 /// how many of its blocks of partition_block threads the device holds at once.
 template <class Kernel>
@@ -290,9 +311,8 @@ void fill_shared_groups(const unsigned* starts, int groups, const group_divider&
   const int chunks = static_cast<int>((group_of.d + fill_group_chunk - 1) / fill_group_chunk);
   const std::int64_t most = std::int64_t{fill_blocks_per_sm} * device_info::current().sm_count;
   const std::int64_t blocks = std::min<std::int64_t>(std::int64_t{groups} * chunks, most);
-  fill_shared_groups_kernel<T><<<static_cast<unsigned>(blocks), fill_group_threads, 0, stream>>>(
-      starts, groups, chunks, group_of, num_bins, identity, dest);
-  GHIST_CUDA_CHECK(cudaGetLastError());
+  launch_after_prior(fill_shared_groups_kernel<T>, static_cast<unsigned>(blocks), fill_group_threads, 0, stream,
+                     starts, groups, chunks, group_of, num_bins, identity, dest);
 }
 
 /// The partitioned strategy's counted layout (plan::counted_groups, kernel_partition_counted.cuh), slice by slice.
@@ -349,15 +369,20 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       std::is_same_v<Record, In> || !sector_buffers
           ? 0 : ring_partition_sectors(groups, device_info::current().shared_per_block_optin);
   const bool ring = ring_sectors > 0;
-  const std::size_t ring_shared = ring ? ring_partition_shared_bytes(groups, ring_sectors) : 0;
-  auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges) {
+  const bool first_aside =
+      ring_partition_first_aside(groups, ring_sectors, device_info::current().shared_per_block_optin);
+  const std::size_t ring_shared = ring ? ring_partition_shared_bytes(groups, ring_sectors, first_aside) : 0;
+  auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges, bool overwrite) {
     if constexpr (!std::is_same_v<Record, In>) {
-      auto kernel = ring_partition_kernel<In, BinFn, 2>;
-      if (ring_sectors == 4) kernel = ring_partition_kernel<In, BinFn, 4>;
-      if (ring_sectors == 8) kernel = ring_partition_kernel<In, BinFn, 8>;
+      auto kernel = first_aside ? ring_partition_kernel<In, BinFn, 2, true> : ring_partition_kernel<In, BinFn, 2, false>;
+      if (ring_sectors == 4)
+        kernel = first_aside ? ring_partition_kernel<In, BinFn, 4, true> : ring_partition_kernel<In, BinFn, 4, false>;
+      if (ring_sectors == 8)
+        kernel = first_aside ? ring_partition_kernel<In, BinFn, 8, true> : ring_partition_kernel<In, BinFn, 8, false>;
       allow_dynamic_shared(kernel, ring_shared);
-      kernel<<<ranges, ring_block, ring_shared, stream>>>(in, count_n, f, num_bins, group_of, groups, table,
-                                                         record_starts, records);
+      launch_after_prior(kernel, ranges, ring_block, ring_shared, stream, in, count_n, f, num_bins, group_of, groups,
+                         table, record_starts, records, starts,
+                         overwrite ? reinterpret_cast<std::uint32_t*>(dest) : nullptr);
     }
   };
   allow_dynamic_shared(count, count_shared);
@@ -380,8 +405,9 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   auto launch_histogram = [&](bool overwrite) {
     if constexpr (unit_increments_v<BinFn, Op>) {
       if (narrow) {
-        narrow_group_count_kernel<T, partition_block><<<pl.grid + groups, partition_block, narrow_shared, stream>>>(
-            records, record_starts, starts, groups, dest, num_bins, group_of, overwrite);
+        launch_after_prior(narrow_group_count_kernel<T, partition_block>, pl.grid + groups, partition_block,
+                           narrow_shared, stream, records, record_starts, starts, groups, dest, num_bins, group_of,
+                           overwrite);
         return;
       }
     }
@@ -397,16 +423,14 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
     count<<<ranges, ring ? ring_block : partition_block, count_shared, stream>>>(input + first, count_n, f, num_bins,
                                                                                 group_of, groups, table);
     GHIST_CUDA_CHECK(cudaGetLastError());
-    scan_group_counts_kernel<><<<static_cast<unsigned>((groups + 7) / 8), 256, 0, stream>>>(table, groups, ranges,
-                                                                                           totals);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
-                                                                     overwrite ? 1u : 0u, record_starts);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    if (overwrite) {
+    launch_after_prior(scan_group_counts_kernel<>, static_cast<unsigned>((groups + 7) / 8), 256, 0, stream, table,
+                       groups, ranges, totals);
+    launch_after_prior(assign_group_blocks_kernel<>, 1, partition_block, 0, stream, totals, groups, pl.grid, starts,
+                       overwrite ? 1u : 0u, record_starts, false);
+    if (overwrite && !ring) {  // the ring kernel zeroes them itself
       fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
     }
-    if (ring) launch_ring(input + first, count_n, ranges);
+    if (ring) launch_ring(input + first, count_n, ranges, overwrite);
     else
       partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins,
                                                                        group_of, groups, table, record_starts,

@@ -79,6 +79,15 @@ __device__ __forceinline__ void for_each_strided(const T* data, std::int64_t fir
   for (; i < end; i += step) fn(data[i]);
 }
 
+/// Waits until the kernels before this one on the stream have finished and their writes are visible: a kernel
+/// launched with launch_after_prior (dispatch.cuh, programmatic dependent launch) may start while they finish, so
+/// it calls this before reading what they wrote. A no-op for a kernel launched the usual way.
+__device__ __forceinline__ void wait_for_prior_kernels() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /// Exclusive scan of counts[0, count) into offsets[0, count], offsets[count] = total, by one block of
 /// partition_block threads, each scanning a run of ceil(count / partition_block) counts (count <=
 /// max_counted_groups + 1). `warp_sums` holds partition_block / 32 values. counts and offsets may be the same array.
@@ -320,6 +329,7 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
   __shared__ unsigned blocks[max_counted_groups];
   __shared__ unsigned warp_sums[partition_block / 32];
   __shared__ unsigned tail_start;
+  wait_for_prior_kernels();
   unsigned long long sum = 0;
   for (int g = threadIdx.x; g < groups; g += partition_block) sum += totals[g];
 #pragma unroll
@@ -403,6 +413,7 @@ __global__ void __launch_bounds__(fill_group_threads) fill_shared_groups_kernel(
                                                                                 T* dest) {
   __shared__ unsigned todo[fill_group_threads];
   __shared__ int todo_count;
+  wait_for_prior_kernels();
   // Groups <= max_counted_groups, each within a block's shared memory: work is far below 2^32.
   const unsigned work = static_cast<unsigned>(groups) * static_cast<unsigned>(chunks);
   const unsigned step = gridDim.x * fill_group_threads;

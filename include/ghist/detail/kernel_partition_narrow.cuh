@@ -66,6 +66,7 @@ __global__ void __launch_bounds__(Threads, 2) narrow_group_count_kernel(
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* words = reinterpret_cast<unsigned*>(shared_bytes);
   const unsigned block = blockIdx.x;
+  wait_for_prior_kernels();
   group_share share;
   if (!group_of_block(starts, groups, block, share)) return;
   const int g = share.group;

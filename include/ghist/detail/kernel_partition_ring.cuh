@@ -9,13 +9,15 @@
 // shared memory), 418 us for 200 MB read and 112 MB written.
 //
 // Here each group keeps its running cursor (where its next record goes) and a ring of Sectors sectors of records in
-// shared memory, starting with the sector its cursor was in when the tile began (`prev`):
+// shared memory, starting with the sector its cursor was in when the tile began (`limit`, the first record past the
+// ring, is kept instead: one compare per input):
 //   1. each input takes its place with one shared atomic on its group's cursor and goes to the ring when its
 //      sector is in the ring, else (a group with more than the ring's records in the tile: skewed input) straight
 //      to global memory, whose sectors past the ring the tile then writes whole except the last;
 //   2. after one barrier, a thread per group writes the ring sectors that the tile completed (32 bytes a store; the
-//      range's first sector from the range's start on, since the range before owns the part below), and when the
-//      cursor ended past the ring, reads the last sector's records back from global memory into the ring;
+//      range's first sector, whose part below the range's start the range before owns, is kept aside where shared
+//      memory allows, else written from the range's start on), and when the cursor ended past the ring, reads the
+//      last sector's records back from global memory into the ring;
 //   3. after a second barrier the next tile begins.
 // Two barriers per tile and one loop over the groups; ranks need no per-tile counts. The records of a group within
 // the range are in no particular order, which a histogram does not mind. The rings take the block's shared memory
@@ -35,20 +37,45 @@ namespace ghist::detail {
 
 /// Block r of gridDim.x = ranges writes the 16-bit local bins of range r's inputs (the tiles of count_groups_kernel's
 /// range r) at record_starts[g] + table[g * ranges + r] on, as partition_counted_kernel does.
-template <class In, class BinFn, int Sectors>
+/// FirstAside (where it fits shared memory, ring_partition_first_aside): the range's first sector of each group,
+/// which it shares with the range before and so writes only in part, is kept aside in shared memory once complete
+/// and written at the end with the last sectors, a thread per record; otherwise the thread of its group writes it
+/// record by record when it completes. Written early, those partial sectors waited in L2 for the range before to
+/// finish theirs at its end, were evicted and merged through DRAM: kept aside, the two parts are written at about
+/// the same time. Lent H100, N = 50M uniform, same run: H = 100M (1848 groups, 2 sectors) 604.3 / 604.4 -> 549.8 /
+/// 552.2 us, the pass 292 -> 255 us under ncu with 10 MB less read and written; 60M (1188 groups, 4 sectors) 509.8 /
+/// 503.3 -> 501.4 / 495.9 (bench/results/2026-11-27-h100-ring-first-aside.txt).
+/// starts, zero_shared_groups: when overwriting, the bins of groups with several second-pass blocks are zeroed here
+/// (instead of by fill_shared_groups_kernel).
+template <class In, class BinFn, int Sectors, bool FirstAside>
 __global__ void __launch_bounds__(ring_block, 1)
     ring_partition_kernel(const In* input, std::int64_t n, BinFn f, std::int64_t num_bins, group_divider group_of,
-                          int groups, const unsigned* table, const unsigned* record_starts, std::uint16_t* records) {
+                          int groups, const unsigned* table, const unsigned* record_starts, std::uint16_t* records,
+                          const unsigned* starts, std::uint32_t* zero_shared_groups) {
   constexpr int per = records_per_sector<std::uint16_t>, ring_records = Sectors * per;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* ring = reinterpret_cast<std::uint16_t*>(shared_bytes);                  // groups x ring_records
-  auto* cursor = reinterpret_cast<unsigned*>(ring + std::int64_t{groups} * ring_records);  // groups
-  unsigned* prev = cursor + groups;                                               // groups
-  unsigned* first = prev + groups;                                                // groups
+  auto* aside = ring + std::int64_t{groups} * ring_records;                      // groups x per, if FirstAside
+  auto* cursor = reinterpret_cast<unsigned*>(aside + (FirstAside ? std::int64_t{groups} * per : 0));  // groups
+  // The first record past the ring: its window is the sectors [limit / per - Sectors, limit / per), from the sector
+  // the cursor was in when the tile began.
+  unsigned* limit = cursor + groups;                                              // groups
+  unsigned* first = limit + groups;                                               // groups
   const int r = blockIdx.x, ranges = gridDim.x;
+  wait_for_prior_kernels();
+  if (zero_shared_groups != nullptr) {
+    // Overwriting: the bins of the groups that several second-pass blocks merge into start from zero
+    // (fill_shared_groups_kernel's work, here a slice of each such group per block: one kernel fewer).
+    for (int g = threadIdx.x; g < groups; g += ring_block) {
+      if (starts[g + 1] - starts[g] < 2) continue;
+      const std::int64_t lo = group_low(g, group_of), len = group_length(g, group_of, num_bins);
+      for (std::int64_t b = lo + len * r / ranges; b < lo + len * (r + 1) / ranges; ++b) zero_shared_groups[b] = 0;
+    }
+  }
   for (int g = threadIdx.x; g < groups; g += ring_block) {
     const unsigned start = record_starts[g] + table[std::int64_t{g} * ranges + r];
-    cursor[g] = prev[g] = first[g] = start;
+    cursor[g] = first[g] = start;
+    limit[g] = (start / per + Sectors) * per;
   }
   __syncthreads();
   const range_tiles t = tiles_of_range((n + partition_tile - 1) / partition_tile, r, ranges);
@@ -67,17 +94,27 @@ __global__ void __launch_bounds__(ring_block, 1)
   };
   // 1. Input j of this thread's tile share: its place, then the ring or global memory.
   auto place = [&](int g, unsigned d, unsigned local) {
-    if (d / per < prev[g] / per + Sectors) ring[g * ring_records + d % ring_records] = static_cast<std::uint16_t>(local);
+    if (d < limit[g]) ring[g * ring_records + d % ring_records] = static_cast<std::uint16_t>(local);
     else records[d] = static_cast<std::uint16_t>(local);
   };
   // 2. The sectors the tile completed, one group per thread.
   auto write_completed = [&]() {
     for (int g = threadIdx.x; g < groups; g += ring_block) {
-      const unsigned c = cursor[g], p = prev[g], s = p / per, e = c / per;
+      const unsigned c = cursor[g], s = limit[g] / per - Sectors, e = c / per;
       if (e > s) {
         const unsigned f0 = first[g];
-        if (f0 > s * per) write_part(g, f0, (s + 1) * per);
-        else write_sector(g, s);
+        if (f0 > s * per) {  // the range's first sector: the range before wrote its records below f0
+          if constexpr (FirstAside) {
+            const uint4* from = reinterpret_cast<const uint4*>(ring + g * ring_records + (s % Sectors) * per);
+            uint4* to = reinterpret_cast<uint4*>(aside + g * per);
+            to[0] = from[0];
+            to[1] = from[1];
+          } else {
+            write_part(g, f0, (s + 1) * per);
+          }
+        } else {
+          write_sector(g, s);
+        }
         const unsigned in_ring_end = e < s + Sectors ? e : s + Sectors;
 #pragma unroll 1
         for (unsigned q = s + 1; q < in_ring_end; ++q) write_sector(g, q);
@@ -86,7 +123,7 @@ __global__ void __launch_bounds__(ring_block, 1)
           for (unsigned d = e * per; d < c; ++d) ring[g * ring_records + d % ring_records] = __ldcg(records + d);
         }
       }
-      prev[g] = c;
+      limit[g] = (e + Sectors) * per;
     }
   };
 
@@ -151,10 +188,28 @@ __global__ void __launch_bounds__(ring_block, 1)
     write_completed();
     __syncthreads();
   }
-  // The part of each group's last sector that this range wrote.
-  for (int g = threadIdx.x; g < groups; g += ring_block) {
-    const unsigned c = cursor[g], head_first = c / per * per, f0 = first[g];
-    write_part(g, f0 > head_first ? f0 : head_first, c);
+  if constexpr (FirstAside) {
+    // Thread i of group g's 2 x per: record i of the range's first sector (from the side when it completed, else
+    // from the ring), or record i - per of its last sector, each where this range wrote it.
+    for (int i = threadIdx.x; i < groups * 2 * per; i += ring_block) {
+      const int g = i / (2 * per), j = i % (2 * per);
+      const unsigned c = cursor[g], f0 = first[g], s0 = f0 / per, head = c / per;
+      if (j < per) {
+        const unsigned d = s0 * per + j;
+        if (d < f0 || d >= c || (head > s0 && f0 == s0 * per)) continue;  // not ours, or written whole
+        records[d] = head > s0 ? aside[g * per + j] : ring[g * ring_records + d % ring_records];
+      } else {
+        const unsigned d = head * per + (j - per);
+        if (head == s0 || d >= c) continue;  // the first sector (above), or past the range's records
+        records[d] = ring[g * ring_records + d % ring_records];
+      }
+    }
+  } else {
+    // The part of each group's last sector that this range wrote.
+    for (int g = threadIdx.x; g < groups; g += ring_block) {
+      const unsigned c = cursor[g], head_first = c / per * per, f0 = first[g];
+      write_part(g, f0 > head_first ? f0 : head_first, c);
+    }
   }
 }
 

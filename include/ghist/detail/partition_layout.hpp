@@ -162,10 +162,12 @@ inline constexpr bool counted_sector_buffers(std::size_t record_bytes, int group
 inline constexpr int ring_block = 1024;  ///< threads per block (one block per SM: the rings take the memory)
 inline constexpr int ring_items = 16;    ///< inputs per thread per tile
 
-/// Shared memory of ring_partition_kernel<Sectors>: per group the ring (32 bytes a sector), its cursor, its cursor
-/// at the tile's start and the range's first record.
-inline constexpr std::size_t ring_partition_shared_bytes(int groups, int sectors) {
-  return static_cast<std::size_t>(groups) * (32 * static_cast<std::size_t>(sectors) + 3 * sizeof(unsigned));
+/// Shared memory of ring_partition_kernel<Sectors, FirstAside>: per group the ring (32 bytes a sector), with
+/// first_aside the range's first sector (32 bytes), its cursor, its cursor at the tile's start and the range's first
+/// record.
+inline constexpr std::size_t ring_partition_shared_bytes(int groups, int sectors, bool first_aside = false) {
+  return static_cast<std::size_t>(groups) *
+         (32 * static_cast<std::size_t>(sectors + (first_aside ? 1 : 0)) + 3 * sizeof(unsigned));
 }
 
 /// The most sectors per ring (2, 4 or 8) that fit shared_optin bytes for `groups` groups; 0 when two do not.
@@ -174,6 +176,11 @@ inline constexpr int ring_partition_sectors(int groups, std::size_t shared_optin
   for (int s = 2; s <= 8; s *= 2)
     if (ring_partition_shared_bytes(groups, s) <= shared_optin) sectors = s;
   return sectors;
+}
+
+/// Whether ring_partition_kernel with `sectors` (ring_partition_sectors) also keeps each range's first sector aside.
+inline constexpr bool ring_partition_first_aside(int groups, int sectors, std::size_t shared_optin) {
+  return sectors > 0 && ring_partition_shared_bytes(groups, sectors, true) <= shared_optin;
 }
 
 /// narrow_group_count_kernel (kernel_partition_narrow.cuh): a block with at most this many records counts them in
