@@ -374,19 +374,26 @@ struct group_share {
   int group = 0;
   std::int64_t k = 0, K = 0;
 };
-/// False for a block past starts[groups] (the grid is sized for the most blocks that planning may assign). Where
-/// every group before this block's has one block (huge H, uniform input: starts[g] = g), the group is `block`:
-/// tried first, with its two starts and starts[groups] loaded in one round trip; otherwise a binary search, one
-/// dependent load per step (11 steps for 1848 groups: 17% of the stall samples of narrow_group_count_kernel at
-/// H = 100M on the H100 went to them and to the exit test before them).
+/// False for a block past starts[groups] (the grid is sized for the most blocks that planning may assign); else a
+/// binary search, one dependent load per step. TryBlockFirst (narrow_group_count_kernel): where every group before
+/// this block's has one block (huge H, uniform input: starts[g] = g), the group is `block`: tried first, with its
+/// two starts and starts[groups] loaded in one round trip (the search's 11 steps for 1848 groups and the exit test
+/// before them held 17% of that kernel's stall samples at H = 100M on the H100). Not in the tile layout's second
+/// pass: with it, H = 16M (289 groups) ran 331-334 -> 355-368 us on the lent H100 (not found why; both give the
+/// same groups).
+template <bool TryBlockFirst = false>
 __device__ __forceinline__ bool group_of_block(const unsigned* starts, int groups, unsigned block,
                                                group_share& share) {
-  const int guess = block < static_cast<unsigned>(groups) ? static_cast<int>(block) : groups - 1;
-  const unsigned blocks = starts[groups], guess_first = starts[guess], guess_end = starts[guess + 1];
-  if (block >= blocks) return false;
-  if (guess_first <= block && block < guess_end) {
-    share = {guess, block - guess_first, std::int64_t{guess_end} - guess_first};
-    return true;
+  if constexpr (TryBlockFirst) {
+    const int guess = block < static_cast<unsigned>(groups) ? static_cast<int>(block) : groups - 1;
+    const unsigned blocks = starts[groups], guess_first = starts[guess], guess_end = starts[guess + 1];
+    if (block >= blocks) return false;
+    if (guess_first <= block && block < guess_end) {
+      share = {guess, block - guess_first, std::int64_t{guess_end} - guess_first};
+      return true;
+    }
+  } else {
+    if (block >= starts[groups]) return false;
   }
   int g = 0;  // the last group whose first block is <= this block
   int step = 1;

@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(Threads, 2) narrow_group_count_kernel(
   const unsigned block = blockIdx.x;
   wait_for_prior_kernels();
   group_share share;
-  if (!group_of_block(starts, groups, block, share)) return;
+  if (!group_of_block<true>(starts, groups, block, share)) return;
   const int g = share.group;
   const int len = static_cast<int>(group_length(g, group_of, num_bins));
   T* out = dest + group_low(g, group_of);
