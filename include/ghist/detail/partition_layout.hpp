@@ -163,7 +163,7 @@ inline constexpr int ring_block = 1024;  ///< threads per block (one block per S
 inline constexpr int ring_items = 16;    ///< inputs per thread per tile
 
 /// Shared memory of ring_partition_kernel<Sectors, FirstAside>: per group the ring (32 bytes a sector), with
-/// first_aside the range's first sector (32 bytes), its cursor, its cursor at the tile's start and the range's first
+/// first_aside the range's first sector (32 bytes), its cursor, the first record past its ring and the range's first
 /// record.
 inline constexpr std::size_t ring_partition_shared_bytes(int groups, int sectors, bool first_aside = false) {
   return static_cast<std::size_t>(groups) *
