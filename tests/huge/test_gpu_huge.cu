@@ -165,6 +165,7 @@ TEST(HugeGpu, HundredMillionBins) {
 // counted layout, and the counted layout with head sectors in shared memory (600 and 4096 groups), odd sizes. The
 // ring kernel with 8, 4 and 2 sectors, each with and without the range's first sector kept aside (600 / 792, 1000 /
 // 1500, 2000 / 2500 groups on the H100).
+// 600 groups of 30001 bins take the ring with padded ranges (before 16-bit counters).
 // 8 groups of 37501 bins take one block per SM with 32-bit counters, so their second pass counts in 16 bits
 // (narrow_group_count_kernel): with the second pass's blocks shared out as 1 or 2 (overrides.grid), 70001 inputs in
 // one bin give a group's block more records than 16 bits count (two halves of 32-bit counters), with its only block
@@ -184,6 +185,10 @@ TEST(HugeSanitizer, CountingRecords) {
     variants.push_back({name, ghist::strategy::partitioned, 0, groups, 1});
   for (i64 n : {i64{1}, i64{20011}, i64{70001}}) counting(300'007, n, {uniform, one_bin}, variants, nullptr);
   counting(300'007, 140'003, {one_bin}, {narrow_grid2}, nullptr);
+  // 600 groups of 30001 bins (32-bit counters: one block per SM): the ring kernel pads each range to whole sectors
+  // for the 16-bit counters after it; few records, so most of each range's sectors are padding.
+  const variant padded600{"partitioned counted S=600, padded ranges", ghist::strategy::partitioned, 0, 600, 1};
+  for (i64 n : {i64{20011}, i64{70001}}) counting(18'000'600, n, {uniform, one_bin}, {padded600}, nullptr);
 }
 
 }  // namespace

@@ -369,16 +369,21 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       std::is_same_v<Record, In> || !sector_buffers
           ? 0 : ring_partition_sectors(groups, device_info::current().shared_per_block_optin);
   const bool ring = ring_sectors > 0;
-  const bool first_aside =
-      ring_partition_first_aside(groups, ring_sectors, device_info::current().shared_per_block_optin);
-  const std::size_t ring_shared = ring ? ring_partition_shared_bytes(groups, ring_sectors, first_aside) : 0;
+  // Where 16-bit counters are the second pass (narrow, below), the ring pads each range to whole sectors (its
+  // padding records have a counter of their own there); else the range's first sector is kept aside where it fits.
+  bool padded = false, first_aside = false;
+  std::size_t ring_shared = 0;
   auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges, bool overwrite) {
     if constexpr (!std::is_same_v<Record, In>) {
-      auto kernel = first_aside ? ring_partition_kernel<In, BinFn, 2, true> : ring_partition_kernel<In, BinFn, 2, false>;
-      if (ring_sectors == 4)
-        kernel = first_aside ? ring_partition_kernel<In, BinFn, 4, true> : ring_partition_kernel<In, BinFn, 4, false>;
-      if (ring_sectors == 8)
-        kernel = first_aside ? ring_partition_kernel<In, BinFn, 8, true> : ring_partition_kernel<In, BinFn, 8, false>;
+      auto pick = [&](auto sectors) {
+        constexpr int S = decltype(sectors)::value;
+        return padded        ? ring_partition_kernel<In, BinFn, S, false, true>
+               : first_aside ? ring_partition_kernel<In, BinFn, S, true>
+                             : ring_partition_kernel<In, BinFn, S, false>;
+      };
+      auto kernel = pick(std::integral_constant<int, 2>{});
+      if (ring_sectors == 4) kernel = pick(std::integral_constant<int, 4>{});
+      if (ring_sectors == 8) kernel = pick(std::integral_constant<int, 8>{});
       allow_dynamic_shared(kernel, ring_shared);
       launch_after_prior(kernel, ranges, ring_block, ring_shared, stream, in, count_n, f, num_bins, group_of, groups,
                          table, record_starts, records, starts,
@@ -402,6 +407,10 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       narrow = per_sm >= 2;
     }
   }
+  const std::size_t optin = device_info::current().shared_per_block_optin;
+  padded = ring && narrow && pl.H_chk < max_local_bin_group;  // the padding record, local bin H_chk, fits 16 bits
+  first_aside = !padded && ring_partition_first_aside(groups, ring_sectors, optin);
+  if (ring) ring_shared = ring_partition_shared_bytes(groups, ring_sectors, first_aside);
   auto launch_histogram = [&](bool overwrite) {
     if constexpr (unit_increments_v<BinFn, Op>) {
       if (narrow) {
@@ -424,7 +433,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
                                                                                 group_of, groups, table);
     GHIST_CUDA_CHECK(cudaGetLastError());
     launch_after_prior(scan_group_counts_kernel<>, static_cast<unsigned>((groups + 7) / 8), 256, 0, stream, table,
-                       groups, ranges, totals);
+                       groups, ranges, totals, padded ? unsigned{records_per_sector<Record>} : 1u);
     launch_after_prior(assign_group_blocks_kernel<>, 1, partition_block, 0, stream, totals, groups, pl.grid, starts,
                        overwrite ? 1u : 0u, record_starts, false);
     if (overwrite && !ring) {  // the ring kernel zeroes them itself

@@ -62,10 +62,11 @@ __global__ void __launch_bounds__(1024) count_groups_kernel(const In* input, std
 }
 
 /// Pass 2, a warp per group: row g of the table (`ranges` counts) becomes its exclusive scan, and totals[g] the
-/// row's sum. (A template only so that the header can define it in every translation unit.)
+/// row's sum, each count first rounded up to a multiple of `pad` (ring_partition_kernel's padded ranges: pad = the
+/// records of a sector). (A template only so that the header can define it in every translation unit.)
 template <class Count = unsigned>
 __global__ void __launch_bounds__(256) scan_group_counts_kernel(Count* table, int groups, int ranges,
-                                                                unsigned long long* totals) {
+                                                                unsigned long long* totals, unsigned pad = 1) {
   wait_for_prior_kernels();
   const std::int64_t g = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   if (g >= groups) return;
@@ -73,12 +74,13 @@ __global__ void __launch_bounds__(256) scan_group_counts_kernel(Count* table, in
   Count* row = table + g * ranges;
   const int per = (ranges + 31) / 32;
   const int begin = lane * per, end = begin + per < ranges ? begin + per : ranges;
+  auto padded = [pad](unsigned c) { return (c + pad - 1) / pad * pad; };
   unsigned own = 0;
-  for (int i = begin; i < end; ++i) own += row[i];
+  for (int i = begin; i < end; ++i) own += padded(row[i]);
   const unsigned inclusive = warp_inclusive_scan(own);
   unsigned before = inclusive - own;
   for (int i = begin; i < end; ++i) {
-    const unsigned c = row[i];
+    const unsigned c = padded(row[i]);
     row[i] = before;
     before += c;
   }

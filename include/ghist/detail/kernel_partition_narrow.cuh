@@ -19,7 +19,10 @@
 namespace ghist::detail {
 
 /// count_local_bin_records' accumulator for 16-bit counters: bin b is the low (even b) or high half of word b / 2.
-/// The block's records are at most narrow_count_limit, so no half carries into the other.
+/// The block's records are at most narrow_count_limit, so no half carries into the other. The padding records of
+/// padded ranges (local bin group_of.d, past every bin of the group: kernel_partition_ring.cuh) count in a counter
+/// of their own (narrow_counts_shared_bytes keeps one), which is never zeroed nor written out; half_counters skips
+/// them as it skips the other half's bins.
 struct narrow_counters {
   unsigned base;  // shared-memory address of word 0
   __device__ __forceinline__ void count(unsigned b) const {

@@ -45,13 +45,20 @@ namespace ghist::detail {
 /// the same time. Lent H100, N = 50M uniform, same run: H = 100M (1848 groups, 2 sectors) 604.3 / 604.4 -> 549.8 /
 /// 552.2 us, the pass 292 -> 255 us under ncu with 10 MB less read and written; 60M (1188 groups, 4 sectors) 509.8 /
 /// 503.3 -> 501.4 / 495.9 (bench/results/2026-11-27-h100-ring-first-aside.txt).
+/// Padded (the scan rounded each group's count in each range up to whole sectors, scan_group_counts_kernel's pad):
+/// every range starts each group at a sector of its own, so no sector is shared and none is written in part; the
+/// unused end of each group's last sector gets padding records (local bin group_of.d, which
+/// narrow_group_count_kernel counts in a counter of its own and never writes out). Taken where that kernel is the
+/// second pass. Without shared sectors the end needs no pass over records, which was ~7.5% of this kernel's stall
+/// samples with FirstAside (H = 100M: 1848 groups x 32 records per block, a 2-byte store each, ~7 lanes of 32 active).
 /// starts, zero_shared_groups: when overwriting, the bins of groups with several second-pass blocks are zeroed here
 /// (instead of by fill_shared_groups_kernel).
-template <class In, class BinFn, int Sectors, bool FirstAside>
+template <class In, class BinFn, int Sectors, bool FirstAside, bool Padded = false>
 __global__ void __launch_bounds__(ring_block, 1)
     ring_partition_kernel(const In* input, std::int64_t n, BinFn f, std::int64_t num_bins, group_divider group_of,
                           int groups, const unsigned* table, const unsigned* record_starts, std::uint16_t* records,
                           const unsigned* starts, std::uint32_t* zero_shared_groups) {
+  static_assert(!(Padded && FirstAside), "padded ranges share no sector");
   constexpr int per = records_per_sector<std::uint16_t>, ring_records = Sectors * per;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   auto* ring = reinterpret_cast<std::uint16_t*>(shared_bytes);                  // groups x ring_records
@@ -103,7 +110,7 @@ __global__ void __launch_bounds__(ring_block, 1)
       const unsigned c = cursor[g], s = limit[g] / per - Sectors, e = c / per;
       if (e > s) {
         const unsigned f0 = first[g];
-        if (f0 > s * per) {  // the range's first sector: the range before wrote its records below f0
+        if (!Padded && f0 > s * per) {  // the range's first sector: the range before wrote its records below f0
           if constexpr (FirstAside) {
             const uint4* from = reinterpret_cast<const uint4*>(ring + g * ring_records + (s % Sectors) * per);
             uint4* to = reinterpret_cast<uint4*>(aside + g * per);
@@ -188,7 +195,16 @@ __global__ void __launch_bounds__(ring_block, 1)
     write_completed();
     __syncthreads();
   }
-  if constexpr (FirstAside) {
+  if constexpr (Padded) {
+    // Each group's last sector, its end padded, whole.
+    const auto padding = static_cast<std::uint16_t>(group_of.d);
+    for (int g = threadIdx.x; g < groups; g += ring_block) {
+      const unsigned c = cursor[g];
+      if (c % per == 0) continue;
+      for (unsigned d = c; d % per != 0; ++d) ring[g * ring_records + d % ring_records] = padding;
+      write_sector(g, c / per);
+    }
+  } else if constexpr (FirstAside) {
     // Thread i of group g's 2 x per: record i of the range's first sector (from the side when it completed, else
     // from the ring), or record i - per of its last sector, each where this range wrote it.
     for (int i = threadIdx.x; i < groups * 2 * per; i += ring_block) {

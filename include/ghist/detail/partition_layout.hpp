@@ -106,7 +106,11 @@ inline partition_layout make_counted_partition_layout(std::int64_t n, int groups
   const auto tiles = static_cast<std::size_t>(l.slice_tiles);
   const auto g = static_cast<std::size_t>(groups);
   l.records = 0;
-  l.offsets = partition_align(tiles * static_cast<std::size_t>(partition_tile) * record_bytes);
+  // Room for padded ranges (ring_partition_kernel<..., Padded>): each group's part of each range may be rounded up
+  // to whole 32-byte sectors of records.
+  const std::size_t per_sector = record_bytes < 32 ? 32 / record_bytes : 1;
+  const std::size_t padding = g * static_cast<std::size_t>(ranges) * (per_sector - 1);
+  l.offsets = partition_align((tiles * static_cast<std::size_t>(partition_tile) + padding) * record_bytes);
   l.totals = l.offsets + partition_align(g * static_cast<std::size_t>(ranges) * sizeof(std::uint32_t));
   l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
   l.record_starts = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
@@ -187,10 +191,11 @@ inline constexpr bool ring_partition_first_aside(int groups, int sectors, std::s
 /// 16-bit counters.
 inline constexpr std::int64_t narrow_count_limit = 0xffff;
 
-/// Shared memory of narrow_group_count_kernel for groups of group_bins bins: group_bins 16-bit counters, or half
-/// the bins (rounded up) in 32-bit counters; whole 16-byte vectors, which the zeroing stores.
+/// Shared memory of narrow_group_count_kernel for groups of group_bins bins: group_bins 16-bit counters and one for
+/// the padding records (local bin group_bins, which padded ranges add: kernel_partition_ring.cuh), or half the bins
+/// (rounded up) in 32-bit counters; whole 16-byte vectors, which the zeroing stores.
 inline constexpr std::size_t narrow_counts_shared_bytes(std::int64_t group_bins) {
-  return static_cast<std::size_t>((group_bins + 7) / 8) * 16;
+  return static_cast<std::size_t>((group_bins + 1 + 7) / 8) * 16;
 }
 
 /// The workspace of a partitioned plan in either layout (plan::counted_groups), for inputs of input_bytes.
