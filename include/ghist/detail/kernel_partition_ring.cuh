@@ -16,8 +16,8 @@
 //      to global memory, whose sectors past the ring the tile then writes whole except the last;
 //   2. after one barrier, a thread per group writes the ring sectors that the tile completed (32 bytes a store; the
 //      range's first sector, whose part below the range's start the range before owns, is kept aside where shared
-//      memory allows, else written from the range's start on), and when the cursor ended past the ring, reads the
-//      last sector's records back from global memory into the ring;
+//      memory allows, else written from the range's start on; with padded ranges no sector is shared), and when the
+//      cursor ended past the ring, reads the last sector's records back from global memory into the ring;
 //   3. after a second barrier the next tile begins.
 // Two barriers per tile and one loop over the groups; ranks need no per-tile counts. The records of a group within
 // the range are in no particular order, which a histogram does not mind. The rings take the block's shared memory
