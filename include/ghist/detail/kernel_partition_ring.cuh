@@ -51,6 +51,8 @@ namespace ghist::detail {
 /// narrow_group_count_kernel counts in a counter of its own and never writes out). Taken where that kernel is the
 /// second pass. Without shared sectors the end needs no pass over records, which was ~7.5% of this kernel's stall
 /// samples with FirstAside (H = 100M: 1848 groups x 32 records per block, a 2-byte store each, ~7 lanes of 32 active).
+/// Lent H100, N = 50M uniform, same run, three pairs: H = 100M 544.0 / 541.3 / 544.3 -> 517.8 / 519.0 / 520.9 us, 60M
+/// 488.1 / 474.8 / 476.3 -> 457.2 / 506.3 / 454.5 (bench/results/2026-11-27-h100-padded-ranges.txt).
 /// starts, zero_shared_groups: when overwriting, the bins of groups with several second-pass blocks are zeroed here
 /// (instead of by fill_shared_groups_kernel).
 template <class In, class BinFn, int Sectors, bool FirstAside, bool Padded = false>
