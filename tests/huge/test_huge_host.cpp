@@ -150,6 +150,33 @@ TEST(HugePlan, RingSectorsFitSharedMemory) {
   }
 }
 
+// Padded ranges (ring_partition_kernel<..., Padded>): each group's records of each range rounded up to whole
+// sectors of 16 records, so a slice's records number at most its inputs plus 15 per group and range. The counted
+// layout keeps that room before its table, and the positions stay within 32 bits.
+TEST(HugePlan, PaddedRangesFitTheWorkspace) {
+  namespace d = ghist::detail;
+  const int ranges = d::counted_partition_ranges(132);
+  for (i64 n : {i64{1}, i64{20'011}, i64{50'000'000}, i64{1} << 33})
+    for (int groups : {512, 600, 1848, d::max_counted_groups}) {
+      const d::partition_layout l = d::make_counted_partition_layout(n, groups, ranges, 2, i64{100'000'000}, false);
+      const std::size_t slice_inputs = static_cast<std::size_t>(l.slice_tiles) * d::partition_tile;
+      const std::size_t most_records = slice_inputs + static_cast<std::size_t>(groups) * ranges * 15;
+      EXPECT_GE(l.offsets - l.records, most_records * 2) << "n=" << n << " groups=" << groups;
+      EXPECT_LT(most_records, std::size_t{1} << 32) << "n=" << n << " groups=" << groups;
+    }
+}
+
+// The padding records' local bin is the group's size d: narrow_group_count_kernel's 16-bit counters keep a word
+// for it (word d / 2) past the group's own, and two blocks of the largest groups the planner gives them still
+// share an H100 SM.
+TEST(HugePlan, NarrowCountersKeepThePaddingCounter) {
+  namespace d = ghist::detail;
+  for (i64 bins = 1; bins < d::max_local_bin_group; ++bins)
+    ASSERT_LE((bins / 2 + 1) * 4, static_cast<i64>(d::narrow_counts_shared_bytes(bins))) << bins;
+  const ghist::device_info dev = ghist::device_info::h100_sxm();
+  EXPECT_LE(2 * (d::narrow_counts_shared_bytes(55'808) + dev.reserved_shared_per_block), dev.shared_per_sm);
+}
+
 TEST(HugeParboil, DataLoadsAndExpectedIsSaturatedCount) {
   const ghist_huge::parboil_histo p = ghist_huge::load_parboil_histo(GHIST_TEST_DATA_DIR);
   ASSERT_EQ(p.bins.size(), ghist_huge::parboil_histo::num_inputs);
