@@ -369,27 +369,6 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       std::is_same_v<Record, In> || !sector_buffers
           ? 0 : ring_partition_sectors(groups, device_info::current().shared_per_block_optin);
   const bool ring = ring_sectors > 0;
-  // Where 16-bit counters are the second pass (narrow, below), the ring pads each range to whole sectors (its
-  // padding records have a counter of their own there); else the range's first sector is kept aside where it fits.
-  bool padded = false, first_aside = false;
-  std::size_t ring_shared = 0;
-  auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges, bool overwrite) {
-    if constexpr (!std::is_same_v<Record, In>) {
-      auto pick = [&](auto sectors) {
-        constexpr int S = decltype(sectors)::value;
-        return padded        ? ring_partition_kernel<In, BinFn, S, false, true>
-               : first_aside ? ring_partition_kernel<In, BinFn, S, true>
-                             : ring_partition_kernel<In, BinFn, S, false>;
-      };
-      auto kernel = pick(std::integral_constant<int, 2>{});
-      if (ring_sectors == 4) kernel = pick(std::integral_constant<int, 4>{});
-      if (ring_sectors == 8) kernel = pick(std::integral_constant<int, 8>{});
-      allow_dynamic_shared(kernel, ring_shared);
-      launch_after_prior(kernel, ranges, ring_block, ring_shared, stream, in, count_n, f, num_bins, group_of, groups,
-                         table, record_starts, records, starts,
-                         overwrite ? reinterpret_cast<std::uint32_t*>(dest) : nullptr);
-    }
-  };
   allow_dynamic_shared(count, count_shared);
   const std::int64_t resident =  // the ring kernel: one block per SM (__launch_bounds__(ring_block, 1))
       ring ? std::int64_t{device_info::current().sm_count} : resident_partition_blocks(partition, partition_shared);
@@ -407,10 +386,30 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       narrow = per_sm >= 2;
     }
   }
-  const std::size_t optin = device_info::current().shared_per_block_optin;
-  padded = ring && narrow && pl.H_chk < max_local_bin_group;  // the padding record, local bin H_chk, fits 16 bits
-  first_aside = !padded && ring_partition_first_aside(groups, ring_sectors, optin);
-  if (ring) ring_shared = ring_partition_shared_bytes(groups, ring_sectors, first_aside);
+  // Where 16-bit counters are the second pass (narrow), the ring pads each range to whole sectors (its padding
+  // records, local bin H_chk, have a counter of their own there and must fit 16 bits); else the range's first
+  // sector is kept aside where it fits.
+  const bool padded = ring && narrow && pl.H_chk < max_local_bin_group;
+  const bool first_aside =
+      !padded && ring_partition_first_aside(groups, ring_sectors, device_info::current().shared_per_block_optin);
+  const std::size_t ring_shared = ring ? ring_partition_shared_bytes(groups, ring_sectors, first_aside) : 0;
+  auto launch_ring = [&](const In* in, std::int64_t count_n, int ranges, bool overwrite) {
+    if constexpr (!std::is_same_v<Record, In>) {
+      auto pick = [&](auto sectors) {
+        constexpr int S = decltype(sectors)::value;
+        return padded        ? ring_partition_kernel<In, BinFn, S, false, true>
+               : first_aside ? ring_partition_kernel<In, BinFn, S, true>
+                             : ring_partition_kernel<In, BinFn, S, false>;
+      };
+      auto kernel = pick(std::integral_constant<int, 2>{});
+      if (ring_sectors == 4) kernel = pick(std::integral_constant<int, 4>{});
+      if (ring_sectors == 8) kernel = pick(std::integral_constant<int, 8>{});
+      allow_dynamic_shared(kernel, ring_shared);
+      launch_after_prior(kernel, ranges, ring_block, ring_shared, stream, in, count_n, f, num_bins, group_of, groups,
+                         table, record_starts, records, starts,
+                         overwrite ? reinterpret_cast<std::uint32_t*>(dest) : nullptr);
+    }
+  };
   auto launch_histogram = [&](bool overwrite) {
     if constexpr (unit_increments_v<BinFn, Op>) {
       if (narrow) {
