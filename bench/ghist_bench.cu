@@ -93,6 +93,11 @@ struct config {
   int staged_input = 0;
   /// auto with plan_overrides::counted_groups = this where it partitions: 1 the counted layout, -1 the tile layout.
   int counted = 0;
+  /// auto with plan_overrides::dense_second_pass = this: 1 wherever it applies, -1 never (the A/B of
+  /// plan::dense_second_pass).
+  int dense = 0;
+  /// > 0: auto with plan_overrides::kind = partitioned and S = this many groups (with --counted, either layout).
+  int groups = 0;
 };
 
 const char* usage_text =
@@ -132,6 +137,9 @@ const char* usage_text =
     "                     plan allows it, or never (plan_overrides::staged_input = 1 / -1; default: the planner's)\n"
     "  --counted on|off   auto's partitioned plans in the counted layout, or the tile layout\n"
     "                     (plan_overrides::counted_groups = 1 / -1; default: the planner's)\n"
+    "  --dense on|off     auto's partitioned 32-bit CAS with the dense second pass wherever it applies, or never\n"
+    "                     (plan_overrides::dense_second_pass = 1 / -1; default: the planner's, where RF is told)\n"
+    "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -221,6 +229,8 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--hot-bins") c.hot_bins = on_off(value());
     else if (a == "--staged-input") c.staged_input = on_off(value());
     else if (a == "--counted") c.counted = on_off(value());
+    else if (a == "--dense") c.dense = on_off(value());
+    else if (a == "--groups") c.groups = static_cast<int>(parse_int(value(), "--groups", 1, 1 << 20));
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -269,6 +279,11 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   if (cfg.no_thread_private) v[0].overrides.thread_private = -1;
   v[0].overrides.staged_input = cfg.staged_input;
   v[0].overrides.counted_groups = cfg.counted;
+  v[0].overrides.dense_second_pass = cfg.dense;
+  if (cfg.groups > 0) {
+    v[0].overrides.kind = ghist::strategy::partitioned;
+    v[0].overrides.S = cfg.groups;
+  }
   if (cas_class || (private_copy_bytes > 0 && cfg.hot_bins < 0)) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;
   if (H <= max_shared_sweep_H) {

@@ -82,6 +82,9 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.staged_input < -1 || o.staged_input > 1)
     throw error("plan override staged_input must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.staged_input));
+  if (o.dense_second_pass < -1 || o.dense_second_pass > 1)
+    throw error("plan override dense_second_pass must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.dense_second_pass));
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -1041,6 +1044,16 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   }
   pl.merge_rows = rows > 0;
   pl.counted_groups = counted;
+  // 32-bit cas told a race factor, tile layout, two blocks per SM: the second pass in blocks of 1024 threads, two
+  // per SM (plan::dense_second_pass), whose 64 warps per SM hide twice the latency of the compare-and-swap loop
+  // (the one-pass shared kernel runs 64 warps per SM too). Lent H100, 2026-11-27, N = 50M, seed 000's saturating
+  // add, same-run A/B in two rounds, us (bench/results/2026-11-27-h100-dense-second-pass.txt): told RF 1 H = 196608
+  // / 393216 / 786432 374 / 376 / 377 -> 337 / 343 / 346, told RF 63 H = 786432 684 -> 506-514 (ncu at 196608: the
+  // second pass 195 us, the partition 152). Only where told: a hot bin's word then takes the compare-and-swaps of
+  // twice the warps, and Zipf(1.1) (RF unknown) at H = 393216 / 786432 / 1572864 went 2624 / 4507 / 5122 ->
+  // 3177-3244 / 6003-6048 / 5849-5976 (196608 1924 -> 1749; all in one bin 12% faster).
+  pl.dense_second_pass = p.op_class == atomic_class::cas && p.value_bytes == 4 && !counted && private_bins == 0 &&
+                         shared <= usable && o.dense_second_pass >= 0 && (p.race_factor > 0 || o.dense_second_pass > 0);
   const bool with_locks = p.op_class == atomic_class::xcg && !pl.merge_rows;
   pl.temp_bytes = detail::make_partition_layout_for(counted, p.n, groups, dev.sm_count, p.record_bytes,
                                                     p.unit_increments, H, with_locks, rows)
@@ -1083,7 +1096,8 @@ std::string plan::to_string() const {
          (defer_lost_updates ? " defer_lost_updates" : "") + (counted_groups ? " counted_groups" : "") +
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
          (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
-         (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "");
+         (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "") +
+         (dense_second_pass ? " dense_second_pass" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

@@ -163,6 +163,10 @@ struct plan {
   /// ring (staged_ring_bytes). With or without hot_active_bins (no other hot-bin slots). Needs an element input
   /// (problem::record_bytes dividing 16) and a device of compute capability 9.0 or later.
   bool staged_input = false;
+  /// partitioned, tile layout, 32-bit cas told a race factor, groups of two blocks per SM without warp-private
+  /// copies: the second pass runs blocks of twice detail::partition_block threads, two per SM (32 registers), so
+  /// that twice the warps hide the compare-and-swap loop's latency (src/planner.cpp, the measurements).
+  bool dense_second_pass = false;
 
   std::string to_string() const;
 };
@@ -187,6 +191,10 @@ struct plan_overrides {
   /// 0 where the planner expects it to gain (the same, but for a slot per active bin: where 1024 threads share the
   /// slots' words, 3 or more a word), -1 never.
   int staged_input = 0;
+  /// partitioned, 32-bit cas: 1 runs the dense second pass (plan::dense_second_pass) wherever it applies (tile
+  /// layout, groups of two blocks per SM, no warp-private copies) whatever the race factor, 0 where the planner
+  /// takes it (a told race factor), -1 never.
+  int dense_second_pass = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is

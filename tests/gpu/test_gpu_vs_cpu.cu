@@ -33,6 +33,7 @@ struct test_case {
   int thread_private = 0;    ///< overrides.thread_private (a copy per thread); 0 = planner decides
   int hot_bins = 0;          ///< overrides.hot_bins (hot-bin slots); 0 = planner decides
   int staged_input = 0;      ///< overrides.staged_input (input through shared memory); 0 = planner decides
+  int dense = 0;             ///< overrides.dense_second_pass (partitioned 32-bit cas); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -42,7 +43,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
     << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
-    << " seed=" << seed;
+    << " dense=" << c.dense << " seed=" << seed;
   return s.str();
 }
 
@@ -81,6 +82,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.thread_private = c.thread_private;
   opts.overrides.hot_bins = c.hot_bins;
   opts.overrides.staged_input = c.staged_input;
+  opts.overrides.dense_second_pass = c.dense;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -337,6 +339,14 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
     }
+  // The tile layout's dense second pass for 32-bit cas (1024-thread blocks, two per SM), told RF 1 on skewed input.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+    test_case c{distribution::zipf, 20011, 40009, ghist::strategy::partitioned, how};
+    c.race_factor = 1;
+    c.counted = -1;
+    c.dense = 1;
+    check_against_cpu<saturating_add24>(c);
+  }
   // Hot-bin slots (the compare-and-swap class with the RF unknown): one bin and Zipf take them; with two passes each
   // pass chooses them again.
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
@@ -703,6 +713,37 @@ TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
   partitioned_warp_private<unpacked_argmax>({24579, 300007, 786433, 900001});
 }
 TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 300007}); }
+// The tile layout's dense second pass (plan::dense_second_pass: 32-bit cas told a race factor, 1024-thread blocks
+// two per SM): every distribution, both modes, groups of several blocks merged through rows and, with a caller's
+// workspace sized without rows, through compare-and-swaps on the destination; told RF 1 (the planner's choice) and
+// forced with the RF unknown, so that skewed inputs contend on the copies of its 32 warps.
+TEST(GpuVsCpu, PartitionedDenseSecondPass) {
+  using Op = saturating_add24;
+  const std::int64_t n = (1 << 21) + 3;
+  int k = 0;
+  for (const std::int64_t H : {196613, 786433})
+    for (const int dense : {0, 1}) {
+      ghist::options opts;
+      opts.race_factor = dense == 0 ? 1.0 : 0.0;
+      opts.overrides.kind = ghist::strategy::partitioned;
+      opts.overrides.dense_second_pass = dense;
+      const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, opts);
+      ASSERT_TRUE(pl.dense_second_pass && !pl.counted_groups) << pl.to_string();
+      const std::size_t without_rows =
+          ghist::detail::make_partition_layout_for(false, n, pl.S, ghist::device_info::current().sm_count,
+                                                   sizeof(std::uint64_t), false, H, false)
+              .bytes;
+      for (distribution d : all_distributions)
+        for (std::size_t workspace : {std::size_t(0), without_rows}) {
+          test_case c{d, n, H, ghist::strategy::partitioned,
+                      (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+          c.race_factor = opts.race_factor;
+          c.dense = dense;
+          c.workspace_bytes = workspace;
+          check_against_cpu<Op>(c);
+        }
+    }
+}
 // The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
 // into it (plan::defer_lost_updates), unless told a high race factor over more bins than hot-bin slots. Both ways,
 // on inputs where

@@ -1146,6 +1146,47 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(small, dev).kind, ghist::strategy::shared_memory) << "only in place of global memory";
 }
 
+// plan::dense_second_pass: 32-bit cas told a race factor, in the tile layout's groups of two blocks per SM without
+// warp-private copies; not with the RF unknown (skew), for 64-bit cas (it would spill), one-block groups, warp-private
+// groups (told RF 63 at H = 196608) or the counted layout. overrides.dense_second_pass forces it either way.
+TEST(PlannerH100, PartitionedDenseSecondPass) {
+  const device_info dev = device_info::h100_sxm();
+  auto cas_plan = [&](std::int64_t H, double rf, std::size_t value_bytes = 4, const plan_overrides& o = {}) {
+    problem p = paper_problem(atomic_class::cas, H, rf);
+    p.value_bytes = value_bytes;
+    p.record_bytes = 4;
+    const plan pl = ghist::make_plan(p, dev, o);
+    EXPECT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
+    return pl;
+  };
+  for (const std::int64_t H : {196608, 393216, 786432}) {
+    const plan told = cas_plan(H, 1.0);
+    EXPECT_TRUE(told.dense_second_pass) << told.to_string();
+    EXPECT_EQ(told.grid, 264) << told.to_string();
+    EXPECT_NE(told.to_string().find("dense_second_pass"), std::string::npos);
+    EXPECT_FALSE(cas_plan(H, 0.0).dense_second_pass) << "RF unknown: skew keeps the default pass";
+    EXPECT_FALSE(cas_plan(H, 1.0, 8).dense_second_pass) << "64-bit cas";
+  }
+  EXPECT_TRUE(cas_plan(786432, 63.0).dense_second_pass);
+  const plan warp_private = cas_plan(196608, 63.0);
+  EXPECT_TRUE(warp_private.warp_private && !warp_private.dense_second_pass) << warp_private.to_string();
+  const plan one_block = cas_plan(1572864, 1.0);
+  EXPECT_EQ(one_block.grid, 132);
+  EXPECT_FALSE(one_block.dense_second_pass) << "one-block groups run 1024 threads already";
+  plan_overrides o;
+  o.counted_groups = 1;
+  EXPECT_FALSE(cas_plan(196608, 1.0, 4, o).dense_second_pass) << "the counted layout";
+  o = {};
+  o.dense_second_pass = 1;
+  EXPECT_TRUE(cas_plan(196608, 0.0, 4, o).dense_second_pass) << "forced with the RF unknown";
+  o.dense_second_pass = -1;
+  EXPECT_FALSE(cas_plan(196608, 1.0, 4, o).dense_second_pass) << "refused";
+  o.dense_second_pass = 2;
+  problem p = paper_problem(atomic_class::cas, 196608);
+  p.record_bytes = 4;
+  EXPECT_THROW(ghist::make_plan(p, dev, o), ghist::error);
+}
+
 TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   // The lock class at RF > 8: groups small enough for a copy per warp (16 warps x 8-byte values), as large as two
   // blocks per SM allow (872 bins) in at most 1024 groups, else one (1816) in at most 512; the lock path otherwise.

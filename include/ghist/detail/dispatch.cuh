@@ -514,7 +514,22 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     }
     const std::size_t partition_shared = partition_shared_bytes<In, Record>();
     const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
-    const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
+    int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
+    // plan::dense_second_pass: twice the threads per SM where two of the dense blocks fit (compiled for 32-bit cas
+    // only: the 64-bit instance spills at 32 registers).
+    if constexpr (atomic_class_of<Op> == atomic_class::cas && sizeof(T) == 4 && std::is_same_v<Record, In>) {
+      if (pl.dense_second_pass && !pl.warp_private && histogram_threads == partition_block) {
+        auto dense = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block, partition_blocks_per_sm>;
+        allow_dynamic_shared(dense, pl.shared_bytes);
+        int per_sm = 0;
+        GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dense, 2 * partition_block,
+                                                                       pl.shared_bytes));
+        if (per_sm >= partition_blocks_per_sm) {
+          histogram = dense;
+          histogram_threads = 2 * partition_block;
+        }
+      }
+    }
     const std::int64_t slice = l.slice_tiles * partition_tile;
     for (std::int64_t first = 0; first < src.n; first += slice) {
       const std::int64_t count = std::min(slice, src.n - first);

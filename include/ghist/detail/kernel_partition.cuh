@@ -646,8 +646,9 @@ __device__ __forceinline__ void count_short_runs(const Record* records, unsigned
 /// at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
 /// only block writes all its bins (groups without records given one block each). Threads: the block's
 /// (second_pass_threads).
-template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block>
-__global__ void __launch_bounds__(Threads, partition_block * partition_blocks_per_sm / Threads) group_histogram_kernel(const Record* records, const unsigned* offsets,
+template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block,
+          int BlocksPerSm = partition_block * partition_blocks_per_sm / Threads>
+__global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(const Record* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
                                                                           const unsigned* starts, int groups,
@@ -698,7 +699,10 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
     }
     // Runs are short (tens of records), so a warp loads the first two rounds of `unroll` runs before using any:
     // one memory latency per `unroll` runs instead of one per run and round.
-    constexpr int unroll = 4, rounds = 2;
+    // Dense instances (twice the default threads per SM, 32 registers) take one run at a time: four runs' loads
+    // in flight spill there.
+    constexpr bool dense = Threads * BlocksPerSm > partition_block * partition_blocks_per_sm;
+    constexpr int unroll = dense ? 1 : 4, rounds = 2;
     for (int l0 = 0; l0 < 32; l0 += unroll) {
       unsigned b0[unroll], e0[unroll];
       const Record* run[unroll];
