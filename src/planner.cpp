@@ -832,12 +832,23 @@ int second_pass_blocks_per_sm(const device_info& dev) {
 //   1001 / 947 -> 750 / 730, H = 393216 (226 -> 264) 836 / 799 -> 783 / 747; Zipf(1.1) told RF = 63 923 / 1042 ->
 //   1029 / 1090. Evened out below half (113 -> 132 groups at H = 196608, 57 -> 66 at 98304) it lost: 770 / 740 ->
 //   1052 / 958, 686 / 649 -> 750 / 702.
+// warp_private_group_bins: from how many bins per group 32-bit cas takes the dense second pass instead.
+constexpr i64 dense_cas_min_group_bins = 4096;
+
 i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
                             const planner_constants& k, std::size_t two_share) {
   const double RF = race_factor_used(p);
   const bool contended_xcg = p.op_class == atomic_class::xcg && RF > 8;
   const bool contended_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && RF >= 40;
   if ((!contended_xcg && !contended_cas) || o.M > 0 || o.S > 0) return 0;
+  // 32-bit cas: the dense second pass (plan::dense_second_pass) over k.partition_groups groups of at least
+  // dense_cas_min_group_bins bins beats the warp-private groups. Lent H100, 2026-11-27, N = 50M uniform, seed 000's
+  // saturating add told RF 63 / 40, warp-private -> 32 dense groups, us (bench/results/2026-11-27-h100-cas-rf63-
+  // dense-groups.txt): H = 65536 646 / 694 -> 815 / 684, 98304 642 / 683 -> 674 / 591, 131072 681 / 716 -> 663 /
+  // 621, 196608 729 / 772 -> 565 / 564, 262144 719 / 742 -> 593 / 600, 393216 731 / 780 -> 525 / 555.
+  if (contended_cas && o.dense_second_pass >= 0 &&
+      ceil_div(p.num_bins, i64{k.partition_groups}) >= dense_cas_min_group_bins)
+    return 0;
   const int most_groups = contended_xcg ? k.partition_groups_warp_private : k.partition_groups_warp_private_cas;
   const std::size_t per_bin = static_cast<std::size_t>(detail::partition_block / 32) * p.value_bytes;
   for (std::size_t bytes : {two_share, dev.shared_per_block_optin}) {
@@ -911,11 +922,22 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     //   block per SM), 64 315. Fewer groups make longer runs but more merges (blocks x bins per group).
     // (cas at RF = 63 does better with 32 groups than 384 since its second pass merges through rows: lent H100,
     // 2026-11-22, H = 196608..1572864, 1567-1836 us against 1805-2665.)
-    // xcg at RF <= 8: k.partition_groups_locked groups, in the counted layout (one stream of records per group):
-    // lent H100, 2026-11-25, N = 50M uniform, H = 49152 / 196608 / 786432 / 1572864, us for 32 / 96 / 192 / 384 /
-    // 768 groups: 1594 / 2334 / 789 / 876 / 922; 1450 / 2035 / 698 / 788 / 836; - / 1910 / 682 / 746 / 777;
-    // - / 1874 / 686 / 746 / 767 (32 and 96 groups take the tile layout; why it is the slower one for the lock
-    // class since the try-first rounds of warp_aggregate.cuh was not measured).
+    // xcg at RF <= 8: k.partition_groups_locked groups of two blocks per SM where they fit, else one-block groups
+    // in 2, 4, 8 ... times as many (the fewest that fit); in the counted layout (one stream of records per group) at
+    // any group count. assign_group_blocks_kernel gives each group floor(its share of the blocks): where the mean
+    // share sits on a whole number, the groups a little below it get one block less and set the pass's length
+    // (132 SMs: 33 / 66 one-block groups of 11916 bins took 585-602 / 727-730 us at H = 393216 / 786432, told RF 8
+    // 1038 / 1411; 32 / 64 groups of 12288, 4.1 and 2.1 blocks each, 519 / 538 and 863 / 884). Lent H100,
+    // 2026-11-27, N = 50M uniform, seed 000's unpacked argmax told RF 1, counted layout, us for 32 / 48 / 64 / 96 /
+    // 128 / 192 groups (bench/results/2026-11-27-h100-xcg-locked-groups.txt): H = 196608 525 / 537 / 544 / 619 / 583
+    // / 679 (two blocks per SM each); H = 393216 519 (one block per SM) / 536 / 543 / 623 / 585 / 670; H = 786432
+    // - / 586 (one block per SM) / 538 (one) / 622 / 594 / 665; H = 1572864 96 one-block groups 611, 128 569, 192
+    // two-block 685; told RF 8 the same order (196608: 870 at 32 groups, 1121 at 192). 96 and 192 groups give some
+    // groups one block of 264 and others two or three, and the one-block groups set the pass's length. The tile
+    // layout at 32 / 96 / 192 groups took 705 / 724 / 691 us at H = 196608 (with group_in_shared::visit_together;
+    // 2085 / 2540 / 1594 before it). (2026-11-25, tile layout below 100 groups and before that fix: H = 49152 /
+    // 196608 / 786432 / 1572864, 32 / 96 / 192 / 384 / 768 groups 1594 / 2334 / 789 / 876 / 922; 1450 / 2035 / 698
+    // / 788 / 836; - / 1910 / 682 / 746 / 777; - / 1874 / 686 / 746 / 767.)
     const bool contended_class = p.op_class != atomic_class::hdw;
     const bool many_groups = p.op_class == atomic_class::xcg && race_factor_used(p) > 8;
     const bool locked_groups = p.op_class == atomic_class::xcg && !many_groups;
@@ -941,11 +963,19 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // (On 2026-11-22, before the wide second pass, one-block groups had lost: hdw H = 1572864 32 groups 375 us,
     // 64: 315.)
     const bool cas_two_always = p.op_class == atomic_class::cas && p.value_bytes <= 4 && p.race_factor <= 0;
-    const bool two_always = many_groups || locked_groups || cas_two_always;
-    const bool two_fit = two_always || ceil_div(H, two_per_sm) <= i64{k.partition_groups};
-    if (!two_fit) group_bins = ceil_div(H, k.partition_groups);
-    const i64 cap = two_fit ? two_per_sm : static_cast<i64>(dev.shared_per_block_optin / el);
+    const bool two_always = many_groups || cas_two_always;
+    const i64 aim = locked_groups ? k.partition_groups_locked : k.partition_groups;
+    const bool two_fit = two_always || ceil_div(H, two_per_sm) <= aim;
+    if (!two_fit) group_bins = ceil_div(H, aim);
+    const i64 one_per_sm = static_cast<i64>(dev.shared_per_block_optin / el);
+    const i64 cap = two_fit ? two_per_sm : one_per_sm;
     group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
+    if (locked_groups && !two_fit) {
+      const i64 fewest = ceil_div(H, std::max<i64>(1, one_per_sm));
+      i64 count = aim;
+      while (count < fewest) count *= 2;
+      group_bins = ceil_div(H, count);
+    }
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
     if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);
     // hdw, one-block groups more than half as many as the SMs: each group gets one second-pass block (a share of
@@ -1008,8 +1038,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   const int groups = clamp_to_int(ceil_div(H, group_bins));
   const int counted_from =
       p.op_class == atomic_class::hdw ? k.partition_counted_min_groups_hdw : k.partition_counted_min_groups;
-  const bool counted = o.counted_groups > 0 ||
-                       (o.counted_groups == 0 && (groups >= counted_from || groups > detail::max_partition_groups));
+  // The lock class without warp-private copies: counted at any group count (the measurements at locked_groups).
+  const bool locked_counted = p.op_class == atomic_class::xcg && private_bins == 0;
+  const bool counted = o.counted_groups > 0 || (o.counted_groups == 0 && (groups >= counted_from || locked_counted ||
+                                                                          groups > detail::max_partition_groups));
   const std::size_t counted_record = detail::partition_record_bytes(p.record_bytes, p.unit_increments);
   if (counted && detail::counted_pass1_shared_bytes(counted_record, groups) > dev.shared_per_block_optin)
     return refuse("the counted layout's first pass needs " +

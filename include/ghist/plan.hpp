@@ -229,7 +229,7 @@ struct planner_constants {
   std::size_t hot_bin_bytes = 32768;
   /// partitioned: the number of groups it aims for (see src/planner.cpp for the measurements).
   int partition_groups = 32;             ///< for cas
-  int partition_groups_locked = 192;     ///< for xcg with RF <= 8
+  int partition_groups_locked = 32;      ///< for xcg with RF <= 8, of two blocks per SM where they fit
   int partition_groups_hdw = 16;         ///< at least; more when groups would leave one block per SM
   int partition_groups_contended = 768;  ///< for xcg with RF > 8 (src/planner.cpp, the measurements)
   /// for xcg with RF > 8: the most groups for warp-private copies of a group (src/planner.cpp, the measurements),
@@ -244,8 +244,8 @@ struct planner_constants {
   /// groups 772 / 821 against 733 / 789; packed argmax (cas) in 32 / 55 groups 1.16-1.75x slower counted; xcg in
   /// 192..768 groups 1437-4842 against 676-1190 (bench/results/2026-11-26-h100-partition-layouts-cas-xcg.txt).
   /// (Skewed cas inputs in 38 / 57 groups ran faster counted: Parboil histo 108 -> 88 us, Zipf(1.1) at H = 1572864
-  /// 5153 -> 4518; at 32 groups slower, 1942 -> 2488: not a rule by group count.) The lock class at RF <= 8 takes its
-  /// 192 groups counted (src/planner.cpp, partition_plan).
+  /// 5153 -> 4518; at 32 groups slower, 1942 -> 2488: not a rule by group count.) The lock class without warp-private
+  /// copies takes the counted layout at any group count (src/planner.cpp, partition_plan).
   int partition_counted_min_groups = 100;
   /// the same for hdw. 2026-11-26, with one-block groups writing dest themselves in both layouts, tile / counted
   /// layout, us: H = 16777216 in 289 / 396 / 528 / 660 / 792 groups 437 / 436 / 524 / 606 / 638 against 468 / 500

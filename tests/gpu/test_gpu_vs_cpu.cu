@@ -451,6 +451,10 @@ TEST(SanitizerLocks, SmallCases) {
       c.counted = 1;
       c.groups = 300;
       check_against_cpu<unpacked_argmax>(c);
+      // The tile layout's warp-uniform walk for the locked copies (group_in_shared::visit_together).
+      c.counted = -1;
+      c.groups = 10;
+      check_against_cpu<unpacked_argmax>(c);
     }
 }
 
@@ -680,8 +684,9 @@ TEST(GpuVsCpu, PartitionedMergeRows) {
   partitioned_merge_rows_and_fallback<unpacked_argmax>();
 }
 // The partitioned strategy's warp-private copies of a group (told RF = 63: the lock class, and 32-bit
-// compare-and-swap): every distribution, both modes, groups of two blocks per SM (H = 24579, 300007; the lock class
-// also in 902 groups, H = 786433, and of one block per SM, H = 900001), merged through rows and, with a caller's
+// compare-and-swap): every distribution, both modes, groups of two blocks per SM (H = 24579, 300007 for the lock
+// class, 24579, 98307 for cas; the lock class also in 902 groups, H = 786433, and of one block per SM, H = 900001),
+// merged through rows and, with a caller's
 // workspace sized for the layout without rows, through the destination (its locks for the lock class,
 // compare-and-swaps for the other).
 template <class Op>
@@ -712,7 +717,22 @@ void partitioned_warp_private(std::initializer_list<std::int64_t> sizes) {
 TEST(GpuVsCpu, PartitionedWarpPrivateLockClass) {
   partitioned_warp_private<unpacked_argmax>({24579, 300007, 786433, 900001});
 }
-TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 300007}); }
+// The lock class in the tile layout (overrides.counted_groups = -1; auto takes the counted layout for it): its
+// warp-uniform walk over runs of records, every distribution, both modes, several group counts.
+TEST(GpuVsCpu, PartitionedLockClassTiles) {
+  int k = 0;
+  for (const int groups : {0, 24, 96})
+    for (distribution d : all_distributions) {
+      test_case c{d, (1 << 21) + 3, 300007, ghist::strategy::partitioned,
+                  (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.counted = -1;
+      c.groups = groups;
+      c.race_factor = 1;
+      check_against_cpu<unpacked_argmax>(c);
+    }
+}
+// (32-bit cas takes warp-private groups below 32 x 4096 bins, from there the dense second pass.)
+TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 98307}); }
 // The tile layout's dense second pass (plan::dense_second_pass: 32-bit cas told a race factor, 1024-thread blocks
 // two per SM): every distribution, both modes, groups of several blocks merged through rows and, with a caller's
 // workspace sized without rows, through compare-and-swaps on the destination; told RF 1 (the planner's choice) and

@@ -1078,24 +1078,38 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.shared_bytes, 4u * 6144u * 4u);
 
   // Auto, in place of global memory: element inputs of every class, cas at RF = 63 too: warp-private copies of
-  // 1740-bin groups (16 warps x 4 bytes in a block's share of two per SM) while they are at most
-  // partition_groups_warp_private_cas, else 32 groups on the compare-and-swap loop.
+  // 1725..1740-bin groups (16 warps x 4 bytes in a block's share of two per SM) while they are at most
+  // partition_groups_warp_private_cas and 32 groups would hold fewer than 4096 bins each (H = 98304), else 32 groups
+  // with the dense second pass (H = 196608); with that pass forbidden, warp-private copies again.
   EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::partitioned);
   EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::partitioned);
   EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
   cas.race_factor = 63;
+  cas.num_bins = 98304;
   pl = ghist::make_plan(cas, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.M, 16);
+  EXPECT_EQ(pl.H_chk, 1725);
+  EXPECT_EQ(pl.S, 57);
+  EXPECT_TRUE(pl.merge_rows);
+  cas.num_bins = 196608;
+  pl = ghist::make_plan(cas, dev);
+  EXPECT_FALSE(pl.warp_private) << pl.to_string();
+  EXPECT_TRUE(pl.dense_second_pass) << pl.to_string();
+  EXPECT_EQ(pl.S, 32);
+  plan_overrides no_dense;
+  no_dense.dense_second_pass = -1;
+  pl = ghist::make_plan(cas, dev, no_dense);
+  EXPECT_TRUE(pl.warp_private) << pl.to_string();
+  EXPECT_EQ(pl.M, 16);
   EXPECT_EQ(pl.H_chk, 1740);
   EXPECT_EQ(pl.S, 113);
-  EXPECT_TRUE(pl.merge_rows);
   cas.race_factor = 16;  // below 40: the loop
   EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
   cas.race_factor = 63;
   cas.num_bins = 393216;  // 226 groups of 1740 bins would leave 38 of them one second-pass block: one per block
-  pl = ghist::make_plan(cas, dev);
+  pl = ghist::make_plan(cas, dev, no_dense);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.S, 264);
   EXPECT_EQ(pl.H_chk, 1490);
@@ -1115,8 +1129,9 @@ TEST(PlannerH100, Partitioned) {
   xcg_mid.record_bytes = 4;
   pl = ghist::make_plan(xcg_mid, dev);
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
-  EXPECT_EQ(pl.S, 192) << "xcg at RF <= 8: partition_groups_locked groups, in the counted layout";
+  EXPECT_EQ(pl.S, 32) << "xcg at RF <= 8: partition_groups_locked groups, in the counted layout";
   EXPECT_TRUE(pl.counted_groups);
+  EXPECT_EQ(pl.grid, 264);
   xcg_mid.num_bins = 65536;  // 3 passes, but 132 rows of 65536 8-byte bins exceed merge_rows_max_bytes
   EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
   xcg_mid.num_bins = 12288;
@@ -1147,8 +1162,9 @@ TEST(PlannerH100, Partitioned) {
 }
 
 // plan::dense_second_pass: 32-bit cas told a race factor, in the tile layout's groups of two blocks per SM without
-// warp-private copies; not with the RF unknown (skew), for 64-bit cas (it would spill), one-block groups, warp-private
-// groups (told RF 63 at H = 196608) or the counted layout. overrides.dense_second_pass forces it either way.
+// warp-private copies (told RF 63 takes it in their place from H = 131072 on); not with the RF unknown (skew), for
+// 64-bit cas (it would spill), one-block groups, warp-private groups (told RF 63 at H = 98304) or the counted layout.
+// overrides.dense_second_pass forces it either way.
 TEST(PlannerH100, PartitionedDenseSecondPass) {
   const device_info dev = device_info::h100_sxm();
   auto cas_plan = [&](std::int64_t H, double rf, std::size_t value_bytes = 4, const plan_overrides& o = {}) {
@@ -1168,7 +1184,8 @@ TEST(PlannerH100, PartitionedDenseSecondPass) {
     EXPECT_FALSE(cas_plan(H, 1.0, 8).dense_second_pass) << "64-bit cas";
   }
   EXPECT_TRUE(cas_plan(786432, 63.0).dense_second_pass);
-  const plan warp_private = cas_plan(196608, 63.0);
+  EXPECT_TRUE(cas_plan(196608, 63.0).dense_second_pass) << "in place of warp-private groups";
+  const plan warp_private = cas_plan(98304, 63.0);
   EXPECT_TRUE(warp_private.warp_private && !warp_private.dense_second_pass) << warp_private.to_string();
   const plan one_block = cas_plan(1572864, 1.0);
   EXPECT_EQ(one_block.grid, 132);
@@ -1185,6 +1202,35 @@ TEST(PlannerH100, PartitionedDenseSecondPass) {
   problem p = paper_problem(atomic_class::cas, 196608);
   p.record_bytes = 4;
   EXPECT_THROW(ghist::make_plan(p, dev, o), ghist::error);
+}
+
+// The lock class at RF <= 8: 32 groups of two blocks per SM where they fit (H = 196608: 6144 bins), else one-block
+// groups in 32, 64, 128, 256 ... groups, the fewest that fit 12-byte bins in 227 KiB (19370 bins); counted at any
+// group count, unless overridden.
+TEST(PlannerH100, PartitionedLockClassGroups) {
+  const device_info dev = device_info::h100_sxm();
+  problem xcg = paper_problem(atomic_class::xcg, 196608, 1.0);
+  xcg.record_bytes = 4;
+  const struct {
+    std::int64_t H;
+    int groups, grid;
+  } expected[] = {{196608, 32, 264}, {393216, 32, 132}, {786432, 64, 132}, {1572864, 128, 132}, {3145728, 256, 132}};
+  for (const auto& e : expected) {
+    xcg.num_bins = e.H;
+    for (const double rf : {1.0, 8.0}) {
+      xcg.race_factor = rf;
+      const plan pl = ghist::make_plan(xcg, dev);
+      EXPECT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
+      EXPECT_EQ(pl.S, e.groups) << pl.to_string();
+      EXPECT_EQ(pl.grid, e.grid) << pl.to_string();
+      EXPECT_TRUE(pl.counted_groups) << pl.to_string();
+      EXPECT_FALSE(pl.warp_private) << pl.to_string();
+    }
+  }
+  plan_overrides tiles;
+  tiles.counted_groups = -1;
+  xcg.num_bins = 196608;
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, tiles).counted_groups);
 }
 
 TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
@@ -1227,7 +1273,7 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   EXPECT_FALSE(ghist::make_plan(xcg, dev, fixed).warp_private) << "a caller's M";
   xcg.race_factor = 1;
   EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private) << "RF = 1: the lock path";
-  problem cas = paper_problem(atomic_class::cas, 196608, 63);
+  problem cas = paper_problem(atomic_class::cas, 98304, 63);
   cas.record_bytes = 4;
   EXPECT_TRUE(ghist::make_plan(cas, dev).warp_private) << "32-bit cas at RF >= 40 too (PartitionedH100)";
   problem packed = small_problem(paper_n, 196608, atomic_class::cas, 8);

@@ -524,11 +524,24 @@ class group_in_shared {
     else count(r);
   }
 
-  /// WarpPrivate: f is applied only where `valid` (a lane past the records' end holds none).
+  /// Every lane of the warp at once (WarpPrivate, or the locked copies: visit() within lane-dependent branches let
+  /// the warp's lanes split around the lock loop, see group_histogram_kernel); f is applied only where `valid` (a
+  /// lane past the records' end holds none).
   __device__ __forceinline__ void visit_together(bool valid, const In& x) {
     bin_update<T> u{-1, Op::identity()};
     if (valid) u = f_(x);
-    warp_private_update(op_, subs_ + sub_at_, valid, static_cast<int>(u.bin) - static_cast<int>(lo_), len_, u.value);
+    const int b = static_cast<int>(u.bin) - static_cast<int>(lo_);
+    if constexpr (WarpPrivate) {
+      warp_private_update(op_, subs_ + sub_at_, valid, b, len_, u.value);
+    } else {
+      static_assert(locked, "the lock class's copies");
+      auto slot = [&](auto bin) {
+        const int at = sub_at_ + static_cast<int>(bin);
+        return bin_slot<T>{subs_ + at, locks_ + at};
+      };
+      warp_aggregated_update_among<memory_level::shared>(0xffffffffu, op_, std::int64_t{valid ? b : -1}, len_,
+                                                         u.value, slot);
+    }
   }
 
   /// Merges the block's sums into dest: the group's only block (K == 1) owns its bins, and with `overwrite` writes
@@ -716,7 +729,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
         for (int r = 0; r < rounds; ++r)
           if (b0[u] + lane + 32 * r < e0[u]) x[u][r] = run[u][b0[u] + lane + 32 * r];
       }
-      if constexpr (WarpPrivate) {
+      if constexpr (WarpPrivate || decltype(acc)::locked) {
         // The same walk with warp-uniform bounds: a step runs while any lane of the warp has a record.
 #pragma unroll
         for (int u = 0; u < unroll; ++u) {
