@@ -1079,11 +1079,12 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   // 32-bit cas told a race factor, tile layout, two blocks per SM: the second pass in blocks of 1024 threads, two
   // per SM (plan::dense_second_pass), whose 64 warps per SM hide twice the latency of the compare-and-swap loop
   // (the one-pass shared kernel runs 64 warps per SM too). Lent H100, 2026-11-27, N = 50M, seed 000's saturating
-  // add, same-run A/B in two rounds, us (bench/results/2026-11-27-h100-dense-second-pass.txt): told RF 1 H = 196608
-  // / 393216 / 786432 374 / 376 / 377 -> 337 / 343 / 346, told RF 63 H = 786432 684 -> 506-514 (ncu at 196608: the
-  // second pass 195 us, the partition 152). Only where told: a hot bin's word then takes the compare-and-swaps of
-  // twice the warps, and Zipf(1.1) (RF unknown) at H = 393216 / 786432 / 1572864 went 2624 / 4507 / 5122 ->
-  // 3177-3244 / 6003-6048 / 5849-5976 (196608 1924 -> 1749; all in one bin 12% faster).
+  // add, same-run A/B, medians of three rounds, us (bench/results/2026-11-27-h100-dense-second-pass.txt): told RF 1
+  // H = 196608 / 393216 / 786432 369.8 / 369.4 / 374.4 -> 333.6 / 337.6 / 340.4, told RF 63 H = 786432 678.9 ->
+  // 504.4 (ncu at 196608: the second pass 195 -> 160-172 us, the partition 152). Only where told: a hot bin's word
+  // then takes the compare-and-swaps of twice the warps, and Zipf(1.1) (RF unknown) at H = 393216 / 786432 /
+  // 1572864 went 2624 / 4507 / 5122 -> 3177-3244 / 6003-6048 / 5849-5976 (196608 1924 -> 1749; all in one bin 12%
+  // faster). Told RF >= 40, it replaces warp-private groups from 131072 bins (warp_private_group_bins).
   pl.dense_second_pass = p.op_class == atomic_class::cas && p.value_bytes == 4 && !counted && private_bins == 0 &&
                          shared <= usable && o.dense_second_pass >= 0 && (p.race_factor > 0 || o.dense_second_pass > 0);
   const bool with_locks = p.op_class == atomic_class::xcg && !pl.merge_rows;
