@@ -290,12 +290,23 @@ std::int64_t resident_partition_blocks(Kernel kernel, std::size_t shared) {
 /// The partitioned strategy's second pass: sets `histogram` (partition_block threads) up for `shared` bytes and,
 /// where that leaves one block per SM (a group of more than half the SM's shared memory), switches to `wide`, the
 /// same kernel with twice the threads, whose extra warps hide more of the record loads' latency (H100, N = 50M
-/// counted, 16-bit records: bench/NOTES.md, twelfth session). Returns the block's threads.
+/// counted, 16-bit records: bench/NOTES.md, twelfth session). Where two blocks fit and `dense` is given (the same
+/// kernel with twice the threads, two blocks per SM: plan::dense_second_pass), switches to it if two of its blocks
+/// fit too. Returns the block's threads.
 template <class Kernel>
-int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared) {
+int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared, Kernel dense = nullptr) {
   allow_dynamic_shared(histogram, shared);
   int per_sm = 0;
   GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram, partition_block, shared));
+  if (per_sm >= 2 && dense != nullptr) {
+    allow_dynamic_shared(dense, shared);
+    int dense_per_sm = 0;
+    GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dense_per_sm, dense, 2 * partition_block, shared));
+    if (dense_per_sm >= partition_blocks_per_sm) {
+      histogram = dense;
+      return 2 * partition_block;
+    }
+  }
   if (per_sm >= 2 || wide == nullptr) return partition_block;
   histogram = wide;
   allow_dynamic_shared(histogram, shared);
@@ -514,22 +525,13 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     }
     const std::size_t partition_shared = partition_shared_bytes<In, Record>();
     const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
-    int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
-    // plan::dense_second_pass: twice the threads per SM where two of the dense blocks fit (compiled for 32-bit cas
-    // only: the 64-bit instance spills at 32 registers).
+    // plan::dense_second_pass: compiled for 32-bit cas only (the 64-bit instance spills at 32 registers).
+    decltype(histogram) dense = nullptr;
     if constexpr (atomic_class_of<Op> == atomic_class::cas && sizeof(T) == 4 && std::is_same_v<Record, In>) {
-      if (pl.dense_second_pass && !pl.warp_private && histogram_threads == partition_block) {
-        auto dense = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block, partition_blocks_per_sm>;
-        allow_dynamic_shared(dense, pl.shared_bytes);
-        int per_sm = 0;
-        GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dense, 2 * partition_block,
-                                                                       pl.shared_bytes));
-        if (per_sm >= partition_blocks_per_sm) {
-          histogram = dense;
-          histogram_threads = 2 * partition_block;
-        }
-      }
+      if (pl.dense_second_pass && !pl.warp_private)
+        dense = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block, partition_blocks_per_sm>;
     }
+    const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes, dense);
     const std::int64_t slice = l.slice_tiles * partition_tile;
     for (std::int64_t first = 0; first < src.n; first += slice) {
       const std::int64_t count = std::min(slice, src.n - first);
