@@ -96,6 +96,10 @@ struct config {
   /// auto with plan_overrides::dense_second_pass = this: 1 wherever it applies, -1 never (the A/B of
   /// plan::dense_second_pass).
   int dense = 0;
+  /// auto with plan_overrides::hashed_bins = this: 1 wherever the tables fit, -1 never (the A/B of plan::hashed_bins).
+  int hashed = 0;
+  /// > 0: auto with plan_overrides::M = this (with --hashed on: the copies of the table's values).
+  int copies = 0;
   /// > 0: auto with plan_overrides::kind = partitioned and S = this many groups (with --counted, either layout).
   int groups = 0;
 };
@@ -139,6 +143,9 @@ const char* usage_text =
     "                     (plan_overrides::counted_groups = 1 / -1; default: the planner's)\n"
     "  --dense on|off     auto's partitioned 32-bit CAS with the dense second pass wherever it applies, or never\n"
     "                     (plan_overrides::dense_second_pass = 1 / -1; default: the planner's, where RF is told)\n"
+    "  --hashed on|off    auto as the hashed shared-memory strategy wherever H / RF active bins fit its tables,\n"
+    "                     or never (plan_overrides::hashed_bins = 1 / -1; default: the planner's)\n"
+    "  --copies M         auto with plan_overrides::M = M (with --hashed on: copies of the hashed table's values)\n"
     "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
@@ -230,6 +237,8 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--staged-input") c.staged_input = on_off(value());
     else if (a == "--counted") c.counted = on_off(value());
     else if (a == "--dense") c.dense = on_off(value());
+    else if (a == "--hashed") c.hashed = on_off(value());
+    else if (a == "--copies") c.copies = static_cast<int>(parse_int(value(), "--copies", 1, 1024));
     else if (a == "--groups") c.groups = static_cast<int>(parse_int(value(), "--groups", 1, 1 << 20));
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
@@ -280,6 +289,8 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   v[0].overrides.staged_input = cfg.staged_input;
   v[0].overrides.counted_groups = cfg.counted;
   v[0].overrides.dense_second_pass = cfg.dense;
+  v[0].overrides.hashed_bins = cfg.hashed;
+  if (cfg.copies > 0) v[0].overrides.M = cfg.copies;
   if (cfg.groups > 0) {
     v[0].overrides.kind = ghist::strategy::partitioned;
     v[0].overrides.S = cfg.groups;

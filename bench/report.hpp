@@ -56,7 +56,8 @@ inline std::string short_plan(const ghist::plan& p) {
   return std::string(ghist::to_string(p.kind)) + " M=" + std::to_string(p.M) + " S=" + std::to_string(p.S) +
          " H_chk=" + std::to_string(p.H_chk) + " grid=" + std::to_string(p.grid) + "x" + std::to_string(p.block) +
          (p.thread_private ? " per-thread" : p.warp_private ? " per-warp" : "") +
-         (p.counted_groups ? " counted" : "") + (p.dense_second_pass ? " dense" : "");
+         (p.counted_groups ? " counted" : "") + (p.dense_second_pass ? " dense" : "") +
+         (p.hashed_bins ? " hashed" : "");
 }
 
 namespace detail {

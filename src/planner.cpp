@@ -85,6 +85,13 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.dense_second_pass < -1 || o.dense_second_pass > 1)
     throw error("plan override dense_second_pass must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.dense_second_pass));
+  if (o.hashed_bins < -1 || o.hashed_bins > 1)
+    throw error("plan override hashed_bins must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.hashed_bins));
+  if (o.hashed_bins > 0 && (o.M > hashed_block / 32 || o.S > 1 || (o.block > 0 && o.block != hashed_block)))
+    throw error("plan override hashed_bins = 1 keeps one table per block of " + std::to_string(hashed_block) +
+                " threads in one pass, with at most a copy of its values per warp: leave overrides S and block at " +
+                "0, M at most " + std::to_string(hashed_block / 32));
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -1097,6 +1104,78 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   return true;
 }
 
+// The hashed shared-memory strategy (plan::hashed_bins): a table per block of the active bins, H / RF (H when the
+// race factor is unknown) at most hashed_max_load of its slots. The compare-and-swap and lock classes keep as many
+// copies of the values as fit, up to a copy per warp (fewer threads at once on a value retry less, or wait less for
+// its lock); the hardware atomics one copy (the most slots: its probes stay short). Two blocks per SM where their
+// tables have room, else one; the lock class one, with the most copies. Lent H100, 2026-11-27, N = 50M, seed 000's
+// input at RF 63, copies forced (bench --copies), us: the saturating add H = 49152 / 98304 / 196608 1 copy 799 / 636
+// / 446, 4 469 / 294 / 332 (one block per SM at 196608), 8 317 / 251 / 345, 16 251 / 328 / -, the most at two blocks
+// per SM (17 / 8 / 3) best; the unpacked argmax H = 49152 / 98304 / 196608 934 / 733 / 577 with one copy (two blocks
+// per SM), 416 / 376 / 380 with 8 / 8 / 4 (one block per SM at the last two); HDW 1 or 2 copies best, 3 or more up to
+// 1.6x slower (bench/results/2026-11-27-h100-hashed-bins.txt, the copies sweep).
+inline constexpr double hashed_max_load = 0.5;
+bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overrides& o, plan& out) {
+  if (o.hashed_bins < 0 || p.n <= 0 || p.num_bins <= 0 || p.num_bins > std::numeric_limits<int>::max() ||
+      o.S > 1 || o.M > hashed_block / 32 || (o.block > 0 && o.block != hashed_block))
+    return false;
+  const bool xcg = p.op_class == atomic_class::xcg;
+  const i64 active =
+      p.race_factor > 0 ? std::max<i64>(1, static_cast<i64>(std::floor(p.num_bins / p.race_factor))) : p.num_bins;
+  const i64 slots_needed = static_cast<i64>(std::ceil(static_cast<double>(active) / hashed_max_load));
+  for (int per_sm = xcg ? 1 : 2; per_sm >= 1; --per_sm) {
+    if (hashed_block * per_sm > dev.max_threads_per_sm) continue;
+    const std::size_t bytes = shared_budget_for(hashed_block, dev, per_sm).L / 16 * 16;
+    int copies = o.M > 0 ? o.M : p.op_class == atomic_class::hdw ? 1 : hashed_block / 32;
+    while (o.M <= 0 && copies > 1 && hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) --copies;
+    if (hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) continue;
+    const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies);
+    plan pl;
+    pl.kind = strategy::shared_memory;
+    pl.hashed_bins = true;
+    pl.race_factor = race_factor_used(p);
+    pl.block = hashed_block;
+    pl.M = copies;
+    pl.C = hashed_block / copies;
+    pl.grid = o.grid > 0 ? o.grid : clamp_to_int(std::min<i64>(ceil_div(p.n, hashed_block), i64{dev.sm_count} * per_sm));
+    set_passes(pl, p.num_bins, 1);
+    pl.shared_bytes = bytes;
+    pl.temp_bytes = hashed_workspace_bytes(slots, pl.grid, p.value_bytes, p.num_bins, xcg);
+    out = pl;
+    return true;
+  }
+  return false;
+}
+
+// Whether make_plan takes the hashed strategy (hashed_bins_plan, when its table has room): a race factor of at least
+// hashed_min_race_factor told by the caller (a sampled one may come from a skewed input, whose hot bins the told
+// plans are not made for), where the shared strategy would need more than one pass or leave shared memory, and for
+// the compare-and-swap class of 4-byte values and the lock class also where a copy of all H bins does not fit two
+// blocks per SM (its one pass then runs one block per SM, a copy hit by 1024 threads at once). Lent H100, 2026-11-27, N = 50M, seed 000's input told its RF,
+// same run, auto without -> with, us (bench/results/2026-11-27-h100-hashed-bins.txt):
+//   RF 63, H = 49152 / 98304 / 196608 / 393216 / 786432: HDW - / 240 / 236 / 241 / 244 -> - / 126 / 129 / 131 / 150
+//   (49152 keeps its one pass: 87 against 122); saturating add 461 / 647 / 565 / 542 / 504 -> 254 / 253 / 285 / 302
+//   / 332; unpacked argmax 751 / 794 / 853 / 952 / - -> 426 / 458 / 597 / 522 / -; packed argmax 493 / 473 / 445 /
+//   440 / - -> 268 / 273 / 290 / 306 / -;
+//   RF 32, H = 49152 / 98304 / 196608: HDW 220 / 367 / 375 -> 125 / 130 / 125, saturating add 798 / 934 / 915 -> 231
+//   / 254 / 295; RF 16, H = 49152 / 98304: saturating add 484 / 625 -> 241 / 292, packed 844 / 858 -> 291 / 309.
+// At RF 63 and H = 24576 the one-pass plans stay: the packed argmax's (one block per SM) 246 against 263, the
+// saturating add's slot per active bin 173 against 312; the unpacked argmax takes the table (501 -> 432).
+// Told RF 63 over Zipf(1.1) input (told, so trusted): HDW 282-291 -> 126-151, the saturating add 2615 / 4396 / 7650 ->
+// 2131 / 3102 / 3607 at H = 196608 / 393216 / 786432 but 1054 -> 2164 at 98304, the packed argmax 551-585 -> 405-447
+// at H <= 196608 but 529 -> 627 at 393216.
+inline constexpr double hashed_min_race_factor = 16;
+bool hashed_bins_worth(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
+                       bool use_shared, bool free_shape) {
+  if (o.hashed_bins != 0 || !free_shape || p.race_factor_sampled || p.race_factor < hashed_min_race_factor)
+    return false;
+  if (!use_shared || shared_plan(p, dev, o, k).S > 1) return true;
+  const bool contended_one_pass =
+      p.op_class == atomic_class::xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
+  return contended_one_pass &&
+         shared_chunk_bytes(p, 1, p.num_bins) > shared_budget_for(hashed_block, dev, 2).L;
+}
+
 int max_shared_passes(atomic_class c, const planner_constants& k) {
   switch (c) {
     case atomic_class::hdw: return k.max_shared_passes_hdw;
@@ -1130,7 +1209,7 @@ std::string plan::to_string() const {
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
          (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
          (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "") +
-         (dense_second_pass ? " dense_second_pass" : "");
+         (dense_second_pass ? " dense_second_pass" : "") + (hashed_bins ? " hashed_bins" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {
@@ -1158,6 +1237,14 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     if (!thread_private_plan(p, dev, constants, 32, pl))
       throw error("plan override thread_private = 1: a copy of " + std::to_string(p.num_bins) + " bins per thread " +
                   "does not fit one warp in shared memory");
+    return pl;
+  }
+  if (overrides.hashed_bins > 0) {
+    plan pl;
+    if (!hashed_bins_plan(p, dev, overrides, pl))
+      throw error("plan override hashed_bins = 1: " + std::to_string(p.num_bins) + " bins at RF " +
+                  std::to_string(race_factor_used(p)) + " are too many active bins for the hashed table (or " +
+                  "overrides M, S or block do not allow it)");
     return pl;
   }
   switch (overrides.kind) {
@@ -1202,6 +1289,9 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   const bool private_allowed = use_shared && free_shape && !slots_planned;
   if (use_shared && free_shape && overrides.hot_bins == 0 && overrides.thread_private == 0 &&
       active_bin_slots_plan(p, dev, overrides, constants, private_copies))
+    return private_copies;
+  if (hashed_bins_worth(p, dev, overrides, constants, use_shared, free_shape) &&
+      hashed_bins_plan(p, dev, overrides, private_copies))
     return private_copies;
   if (private_allowed && overrides.thread_private == 0 && thread_private_plan(p, dev, constants, 0, private_copies))
     return private_copies;

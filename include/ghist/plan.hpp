@@ -33,6 +33,9 @@ struct problem {
   std::size_t value_bytes = 4;   ///< sizeof the bin type
   std::size_t value_align = 4;   ///< alignof the bin type
   double race_factor = 0.0;      ///< RF of seed 000 (>= 1); 0 means unknown (the planner then assumes 1)
+  /// race_factor is dispatch's estimate from a sample of the input (the caller gave none), not the caller's word: the
+  /// plans that trust a told race factor (plan::hashed_bins) do not take it.
+  bool race_factor_sampled = false;
   /// Bytes of one input record that the partitioned strategy would copy (the input element); 0 when the inputs
   /// cannot be partitioned (index inputs, whose bin function reads memory ghist does not know).
   std::size_t record_bytes = 0;
@@ -103,6 +106,47 @@ GHIST_HD constexpr std::size_t staged_ring_bytes(int block) {
                                                            2 * sizeof(std::uint64_t));
 }
 
+/// The hashed shared-memory strategy (plan::hashed_bins, detail/kernel_hashed.cuh): blocks of hashed_block threads
+/// keep a table of `slots` bins in shared memory, the keys (4 bytes each), then `copies` (plan::M) arrays of their
+/// values from the next 16-byte boundary, then for the lock class a lock bit per value, 32 to a word.
+inline constexpr int hashed_block = 1024;
+GHIST_HD constexpr std::size_t hashed_values_offset(std::int64_t slots) {
+  return (static_cast<std::size_t>(slots) * 4 + 15) / 16 * 16;
+}
+GHIST_HD constexpr std::size_t hashed_locks_offset(std::int64_t slots, std::size_t value_bytes, int copies) {
+  return hashed_values_offset(slots) +
+         (static_cast<std::size_t>(copies) * static_cast<std::size_t>(slots) * value_bytes + 15) / 16 * 16;
+}
+GHIST_HD constexpr std::size_t hashed_table_bytes(std::int64_t slots, std::size_t value_bytes, bool locked,
+                                                  int copies) {
+  return hashed_locks_offset(slots, value_bytes, copies) +
+         (locked ? static_cast<std::size_t>((copies * slots + 31) / 32) * 4 : 0);
+}
+/// Its workspace: the table's keys, then grid rows of `slots` values, then for the lock class a lock per bin of dest
+/// (the updates of bins without a slot), each part 256-byte aligned.
+GHIST_HD constexpr std::size_t hashed_rows_offset(std::int64_t slots) {
+  return (static_cast<std::size_t>(slots) * 4 + 255) / 256 * 256;
+}
+GHIST_HD constexpr std::size_t hashed_locks_workspace_offset(std::int64_t slots, int grid, std::size_t value_bytes) {
+  return hashed_rows_offset(slots) +
+         (static_cast<std::size_t>(grid) * static_cast<std::size_t>(slots) * value_bytes + 255) / 256 * 256;
+}
+GHIST_HD constexpr std::size_t hashed_workspace_bytes(std::int64_t slots, int grid, std::size_t value_bytes,
+                                                      std::int64_t num_bins, bool locked) {
+  return hashed_locks_workspace_offset(slots, grid, value_bytes) +
+         (locked ? static_cast<std::size_t>(num_bins) * 4 : 0);
+}
+/// Inputs the hashed strategy's first kernel samples per slot of its table (at most every input).
+inline constexpr int hashed_samples_per_slot = 16;
+/// The most slots whose table of `copies` fits `bytes`.
+GHIST_HD constexpr std::int64_t hashed_slots_for(std::size_t bytes, std::size_t value_bytes, bool locked,
+                                                 int copies) {
+  std::int64_t slots = static_cast<std::int64_t>(
+      bytes * 8 / (32 + 8 * static_cast<std::size_t>(copies) * value_bytes + (locked ? copies : 0)));
+  while (slots > 0 && hashed_table_bytes(slots, value_bytes, locked, copies) > bytes) --slots;
+  return slots;
+}
+
 /// Everything a launch needs; printable, and every field may be overridden by the caller (plan_overrides).
 struct plan {
   strategy kind = strategy::shared_memory;
@@ -167,6 +211,11 @@ struct plan {
   /// copies: the second pass runs blocks of twice detail::partition_block threads, two per SM (32 registers), so
   /// that twice the warps hide the compare-and-swap loop's latency (src/planner.cpp, the measurements).
   bool dense_second_pass = false;
+  /// shared memory: each block keeps only the active bins, in a table of hashed_slots_for(shared_bytes, M) slots
+  /// that a sample of the input fills, with M copies of their values (warp w updates copy w % M; S = 1, block =
+  /// hashed_block), for a large H over few active bins (a told race factor: H / RF; detail/kernel_hashed.cuh;
+  /// src/planner.cpp, hashed_bins_plan, the measurements).
+  bool hashed_bins = false;
 
   std::string to_string() const;
 };
@@ -195,6 +244,9 @@ struct plan_overrides {
   /// layout, groups of two blocks per SM, no warp-private copies) whatever the race factor, 0 where the planner
   /// takes it (a told race factor), -1 never.
   int dense_second_pass = 0;
+  /// 1 takes the hashed shared-memory strategy (plan::hashed_bins) wherever H / RF active bins (all H when the race
+  /// factor is unknown) fit its table, 0 where the planner expects it to gain, -1 never.
+  int hashed_bins = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is

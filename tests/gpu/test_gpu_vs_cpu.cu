@@ -34,6 +34,9 @@ struct test_case {
   int hot_bins = 0;          ///< overrides.hot_bins (hot-bin slots); 0 = planner decides
   int staged_input = 0;      ///< overrides.staged_input (input through shared memory); 0 = planner decides
   int dense = 0;             ///< overrides.dense_second_pass (partitioned 32-bit cas); 0 = planner decides
+  int hashed = 0;            ///< overrides.hashed_bins (a table of the bins met per block); 0 = planner decides
+  /// > 0: in-range bins b become (b % max(1, H / stride)) * stride, seed 000's race-factor input: H / stride bins hit
+  int stride = 0;
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -43,7 +46,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
     << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
-    << " dense=" << c.dense << " seed=" << seed;
+    << " dense=" << c.dense << " hashed=" << c.hashed << " stride=" << c.stride << " seed=" << seed;
   return s.str();
 }
 
@@ -61,7 +64,14 @@ void check_against_cpu(const test_case& c) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(describe(c, seed));
   std::mt19937_64 rng(seed);
-  const auto elements = make_elements(c.dist, c.n, c.H, rng);
+  auto elements = make_elements(c.dist, c.n, c.H, rng);
+  if (c.stride > 0) {
+    const std::int64_t active = std::max<std::int64_t>(1, c.H / c.stride);
+    for (auto& e : elements) {
+      const auto b = static_cast<std::int32_t>(e & 0xffffffffu);
+      if (b >= 0 && b < c.H) e = (e & 0xffffffff00000000ull) | static_cast<std::uint32_t>(b % active * c.stride);
+    }
+  }
   // Accumulate: the destination holds values to fold in. Overwrite: it holds garbage that must disappear.
   std::vector<T> initial(static_cast<std::size_t>(c.H));
   for (auto& v : initial) v = op_case<Op>::initial(rng);
@@ -83,6 +93,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.hot_bins = c.hot_bins;
   opts.overrides.staged_input = c.staged_input;
   opts.overrides.dense_second_pass = c.dense;
+  opts.overrides.hashed_bins = c.hashed;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -339,6 +350,18 @@ TEST(Sanitizer, SmallCases) {
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
     }
+  // The hashed tables (plan::hashed_bins) of the compare-and-swap class and the hardware atomics: seed 000's input
+  // told RF 63, whose bins the sample finds, and skewed input whose rare bins it misses (the blocks claim their own
+  // slots for them), 3 copies of the values for cas.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::uniform, distribution::zipf}) {
+      test_case c{d, 300007, 196613, ghist::strategy::automatic, how};
+      c.race_factor = 63;
+      c.hashed = 1;
+      c.stride = 63;
+      check_against_cpu<ghist::plus<std::uint32_t>>(c);
+      check_against_cpu<saturating_add24>(c);
+    }
   // The tile layout's dense second pass for 32-bit cas (1024-thread blocks, two per SM), told RF 1 on skewed input.
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
     test_case c{distribution::zipf, 20011, 40009, ghist::strategy::partitioned, how};
@@ -429,6 +452,15 @@ TEST(SanitizerLocks, SmallCases) {
       test_case shared_words{d, 20011, 12288, ghist::strategy::automatic, how};
       shared_words.race_factor = 63;
       check_against_cpu<unpacked_argmax>(shared_words);
+    }
+  // The lock class's hashed tables: bit locks per copy, taken warp by warp; rare bins claimed by the blocks.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin}) {
+      test_case c{d, 300007, 196613, ghist::strategy::automatic, how};
+      c.race_factor = 63;
+      c.hashed = 1;
+      c.stride = 63;
+      check_against_cpu<unpacked_argmax>(c);
     }
   for (auto kind : {ghist::strategy::shared_memory, ghist::strategy::partitioned})
     for (std::int64_t H : {31, 4096})
@@ -764,6 +796,37 @@ TEST(GpuVsCpu, PartitionedDenseSecondPass) {
         }
     }
 }
+// The hashed shared-memory strategy (plan::hashed_bins) for each class: seed 000's RF-strided input told its RF,
+// whose H / RF active bins fit the table (two blocks per SM at 196613; at 400009 one for values of 8 bytes or more),
+// and the same plan over input that hits every bin (stride 1): the sample claims slots for some and the others go to
+// dest with the global update. Element and index inputs, every distribution (the skewed ones leave bins unsampled).
+template <class Op>
+void hashed_bins_cases() {
+  const std::int64_t n = (1 << 20) + 7;
+  int k = 0;
+  for (const std::int64_t H : {std::int64_t{1000}, std::int64_t{196613}, std::int64_t{400009}})
+    for (const int stride : {63, 1}) {
+      ghist::options opts;
+      opts.race_factor = 63;
+      opts.overrides.hashed_bins = 1;
+      const auto pl = ghist::plan_for<Op>(n, H, opts);
+      ASSERT_TRUE(pl.hashed_bins && pl.kind == ghist::strategy::shared_memory && pl.S == 1) << pl.to_string();
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.race_factor = 63;
+        c.hashed = 1;
+        c.stride = stride;
+        c.indexed = k % 3 == 0;
+        check_against_cpu<Op>(c);
+      }
+    }
+}
+TEST(GpuVsCpu, HashedBinsSaturatingAdd) { hashed_bins_cases<saturating_add24>(); }
+TEST(GpuVsCpu, HashedBinsPackedArgmax) { hashed_bins_cases<packed_argmax>(); }
+TEST(GpuVsCpu, HashedBinsUnpackedArgmax) { hashed_bins_cases<unpacked_argmax>(); }
+TEST(GpuVsCpu, HashedBinsCount) { hashed_bins_cases<ghist::plus<std::uint32_t>>(); }
+TEST(GpuVsCpu, HashedBinsXcg12Byte) { hashed_bins_cases<point_sum_op>(); }
 // The compare-and-swap class in shared memory keeps a lost update in registers and folds later updates of its bin
 // into it (plan::defer_lost_updates), unless told a high race factor over more bins than hot-bin slots. Both ways,
 // on inputs where

@@ -105,6 +105,13 @@ void expect_consistent(const plan& pl, const problem& p) {
 // Every cell matches the paper; the planner's departures from the artifact (global H_chk = ceil instead of floor,
 // the work bound floored at 1, the global M also capped by the work bound) change none of them.
 
+// Overrides that forbid the hashed tables (plan::hashed_bins), for the tests of the plans they replace at told high
+// race factors (PlannerH100.HashedBinsForFewActiveBins tests the tables).
+plan_overrides without_hashed(plan_overrides o = {}) {
+  o.hashed_bins = -1;
+  return o;
+}
+
 TEST(PlannerTableI, SharedMemory) {
   const device_info dev = device_info::sc20_rtx2080ti();
   EXPECT_EQ(shared_row(atomic_class::hdw, dev), "396,1 96,1 24,1 6,1 2,1 1,1 1,2 1,4");
@@ -264,19 +271,21 @@ TEST(PlannerH100, Switch) {
     // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
     // over H = 2048's 32 and H = 12288's 195 one copy and a slot per active bin (one block per SM), over more one
     // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
-    // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4.
+    // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4. At RF 63 H = 49152 and
+    // 196608 (780 and 3120 active bins) take the hashed tables (M: their copies; H = 49152 of hdw keeps its one pass),
+    // H = 1572864's 24966 active bins are too many for them.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
-              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:39,1 global:4,1"
+              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:1,1 global:78,1 global:9,1"
+              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 global:9,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:448,1 shared:1,1 shared:1,1 shared:1,1 shared:1,2 global:39,1 global:4,1"
+              sparse ? "shared:448,1 shared:1,1 shared:1,1 shared:1,1 shared:17,1 shared:4,1 global:4,1"
                      : "shared:448,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
   }
 }
@@ -1084,9 +1093,10 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(ghist::make_plan(p, dev).kind, ghist::strategy::partitioned);
   EXPECT_EQ(ghist::make_plan(cas, dev).kind, ghist::strategy::partitioned);
   EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
+  // (Told RF 63 at these sizes takes the hashed tables: PlannerH100.HashedBinsForFewActiveBins.)
   cas.race_factor = 63;
   cas.num_bins = 98304;
-  pl = ghist::make_plan(cas, dev);
+  pl = ghist::make_plan(cas, dev, without_hashed());
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.M, 16);
@@ -1094,11 +1104,11 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.S, 57);
   EXPECT_TRUE(pl.merge_rows);
   cas.num_bins = 196608;
-  pl = ghist::make_plan(cas, dev);
+  pl = ghist::make_plan(cas, dev, without_hashed());
   EXPECT_FALSE(pl.warp_private) << pl.to_string();
   EXPECT_TRUE(pl.dense_second_pass) << pl.to_string();
   EXPECT_EQ(pl.S, 32);
-  plan_overrides no_dense;
+  plan_overrides no_dense = without_hashed();
   no_dense.dense_second_pass = -1;
   pl = ghist::make_plan(cas, dev, no_dense);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
@@ -1106,7 +1116,7 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.H_chk, 1740);
   EXPECT_EQ(pl.S, 113);
   cas.race_factor = 16;  // below 40: the loop
-  EXPECT_FALSE(ghist::make_plan(cas, dev).warp_private);
+  EXPECT_FALSE(ghist::make_plan(cas, dev, without_hashed()).warp_private);
   cas.race_factor = 63;
   cas.num_bins = 393216;  // 226 groups of 1740 bins would leave 38 of them one second-pass block: one per block
   pl = ghist::make_plan(cas, dev, no_dense);
@@ -1114,15 +1124,15 @@ TEST(PlannerH100, Partitioned) {
   EXPECT_EQ(pl.S, 264);
   EXPECT_EQ(pl.H_chk, 1490);
   cas.num_bins = 786432;  // 452 groups of 1740 bins: more than partition_groups_warp_private_cas
-  pl = ghist::make_plan(cas, dev);
+  pl = ghist::make_plan(cas, dev, without_hashed());
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_FALSE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.S, 32);
   EXPECT_TRUE(pl.merge_rows);
-  problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);
-  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::global_memory) << "index inputs";
+  problem xcg = paper_problem(atomic_class::xcg, 1572864, 1572864.0);  // (one active bin: the hashed tables)
+  EXPECT_EQ(ghist::make_plan(xcg, dev, without_hashed()).kind, ghist::strategy::global_memory) << "index inputs";
   xcg.record_bytes = 4;
-  EXPECT_EQ(ghist::make_plan(xcg, dev).kind, ghist::strategy::partitioned);
+  EXPECT_EQ(ghist::make_plan(xcg, dev, without_hashed()).kind, ghist::strategy::partitioned);
   // The lock class leaves a multi-pass shared plan for it beyond max_kept_shared_passes_xcg passes or the rows'
   // cap (H = 98304: 4 passes of one block per SM), not a one-pass one (H = 12288).
   problem xcg_mid = paper_problem(atomic_class::xcg, 98304);
@@ -1149,7 +1159,8 @@ TEST(PlannerH100, Partitioned) {
     EXPECT_EQ(pl.grid, 132);
     EXPECT_TRUE(pl.merge_rows);
     xcg_mid.race_factor = 63;
-    EXPECT_EQ(ghist::make_plan(xcg_mid, dev).kind, ghist::strategy::partitioned);
+    EXPECT_EQ(ghist::make_plan(xcg_mid, dev, without_hashed()).kind, ghist::strategy::partitioned);
+    EXPECT_TRUE(ghist::make_plan(xcg_mid, dev).hashed_bins);
   }
   // So does the compare-and-swap class (the packed argmax, 8 bytes: H = 49152 takes 2 passes).
   problem packed = small_problem(paper_n, 49152, atomic_class::cas, 8);
@@ -1171,7 +1182,7 @@ TEST(PlannerH100, PartitionedDenseSecondPass) {
     problem p = paper_problem(atomic_class::cas, H, rf);
     p.value_bytes = value_bytes;
     p.record_bytes = 4;
-    const plan pl = ghist::make_plan(p, dev, o);
+    const plan pl = ghist::make_plan(p, dev, without_hashed(o));  // told RF 63 would take the hashed tables
     EXPECT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
     return pl;
   };
@@ -1236,10 +1247,11 @@ TEST(PlannerH100, PartitionedLockClassGroups) {
 TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   // The lock class at RF > 8: groups small enough for a copy per warp (16 warps x 8-byte values), as large as two
   // blocks per SM allow (872 bins) in at most 1024 groups, else one (1816) in at most 512; the lock path otherwise.
+  // (Told RF 63 up to H = 393216 takes the hashed tables instead: PlannerH100.HashedBinsForFewActiveBins.)
   const device_info dev = device_info::h100_sxm();
   problem xcg = paper_problem(atomic_class::xcg, 49152, 63);  // (H = 24576 takes one shared pass)
   xcg.record_bytes = 4;
-  plan pl = ghist::make_plan(xcg, dev);
+  plan pl = ghist::make_plan(xcg, dev, without_hashed());
   EXPECT_EQ(pl.kind, ghist::strategy::partitioned);
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_NE(pl.to_string().find("warp_private"), std::string::npos);
@@ -1249,37 +1261,37 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   EXPECT_EQ(pl.shared_bytes, 16u * 863u * 8u);  // values only: no locks
   EXPECT_EQ(pl.grid, 264);
   xcg.num_bins = 786432;  // 902 groups of 872, two blocks per SM
-  pl = ghist::make_plan(xcg, dev);
+  pl = ghist::make_plan(xcg, dev, without_hashed());
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.S, 902);
   EXPECT_EQ(pl.H_chk, 872);
   EXPECT_EQ(pl.grid, 264);
   xcg.num_bins = 900001;  // 1033 groups of 872 would be too many: 496 of 1815, one block per SM
-  pl = ghist::make_plan(xcg, dev);
+  pl = ghist::make_plan(xcg, dev, without_hashed());
   EXPECT_TRUE(pl.warp_private) << pl.to_string();
   EXPECT_EQ(pl.S, 496);
   EXPECT_EQ(pl.H_chk, 1815);
   EXPECT_EQ(pl.grid, 132);
   EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
   xcg.num_bins = 1572864;  // 867 groups even of 1816 bins: the lock path
-  EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private);
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, without_hashed()).warp_private);
   xcg.num_bins = 196608;
-  EXPECT_TRUE(ghist::make_plan(xcg, dev).warp_private);
+  EXPECT_TRUE(ghist::make_plan(xcg, dev, without_hashed()).warp_private);
   plan_overrides fixed;
   fixed.S = 64;
-  EXPECT_FALSE(ghist::make_plan(xcg, dev, fixed).warp_private) << "a caller's S";
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, without_hashed(fixed)).warp_private) << "a caller's S";
   fixed.S = 0;
   fixed.M = 4;
-  EXPECT_FALSE(ghist::make_plan(xcg, dev, fixed).warp_private) << "a caller's M";
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, without_hashed(fixed)).warp_private) << "a caller's M";
   xcg.race_factor = 1;
-  EXPECT_FALSE(ghist::make_plan(xcg, dev).warp_private) << "RF = 1: the lock path";
+  EXPECT_FALSE(ghist::make_plan(xcg, dev, without_hashed()).warp_private) << "RF = 1: the lock path";
   problem cas = paper_problem(atomic_class::cas, 98304, 63);
   cas.record_bytes = 4;
-  EXPECT_TRUE(ghist::make_plan(cas, dev).warp_private) << "32-bit cas at RF >= 40 too (PartitionedH100)";
+  EXPECT_TRUE(ghist::make_plan(cas, dev, without_hashed()).warp_private) << "32-bit cas at RF >= 40 too (PartitionedH100)";
   problem packed = small_problem(paper_n, 196608, atomic_class::cas, 8);
   packed.record_bytes = 4;
   packed.race_factor = 63;
-  EXPECT_FALSE(ghist::make_plan(packed, dev).warp_private) << "not the 64-bit compare-and-swap class";
+  EXPECT_FALSE(ghist::make_plan(packed, dev, without_hashed()).warp_private) << "not the 64-bit compare-and-swap class";
   // RF unknown (0): planned as RF = 1, with room for the inspector's samples, which a call takes first.
   problem unknown = small_problem(1000, 196608, atomic_class::xcg, 8);
   unknown.record_bytes = 4;
@@ -1289,6 +1301,72 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
   pl = ghist::make_plan(unknown, dev, part);
   EXPECT_FALSE(pl.warp_private);
   EXPECT_GE(pl.temp_bytes, 8192u * 8u);
+}
+
+// plan::hashed_bins: a told race factor of 16 or more over few enough active bins (H / RF) for a table per block at
+// half load, where the shared strategy would leave one pass (or, for 4-byte cas and the lock class, one whose copy of
+// all H bins does not fit two blocks per SM). Two blocks per SM where the table fits (the lock class: one), the most
+// copies of the values that fit up to one per warp (hardware atomics: one copy).
+TEST(PlannerH100, HashedBinsForFewActiveBins) {
+  const device_info dev = device_info::h100_sxm();
+  auto make = [&](atomic_class c, std::size_t value_bytes, std::int64_t H, double rf, const plan_overrides& o = {}) {
+    problem p = small_problem(paper_n, H, c, value_bytes);
+    p.race_factor = rf;
+    p.record_bytes = 4;
+    return ghist::make_plan(p, dev, o);
+  };
+  const plan cas = make(atomic_class::cas, 4, 196608, 63);  // 3120 active bins: 6240 slots at half load
+  ASSERT_TRUE(cas.hashed_bins) << cas.to_string();
+  EXPECT_EQ(cas.kind, strategy::shared_memory);
+  EXPECT_EQ(cas.S, 1);
+  EXPECT_EQ(cas.block, ghist::hashed_block);
+  EXPECT_EQ(cas.grid, 264);
+  EXPECT_EQ(cas.M, 3);  // 6240 x (4 + 3 x 4) bytes fit a block's 113 KiB; 4 copies do not
+  const std::int64_t slots = ghist::hashed_slots_for(cas.shared_bytes, 4, false, cas.M);
+  EXPECT_GE(slots, 6240);
+  EXPECT_LE(ghist::hashed_table_bytes(slots, 4, false, cas.M), cas.shared_bytes);
+  EXPECT_EQ(cas.temp_bytes, ghist::hashed_workspace_bytes(slots, 264, 4, 196608, false));
+  EXPECT_NE(cas.to_string().find("hashed_bins"), std::string::npos);
+
+  const plan hdw = make(atomic_class::hdw, 4, 196608, 63);
+  EXPECT_TRUE(hdw.hashed_bins);
+  EXPECT_EQ(hdw.M, 1);
+  EXPECT_FALSE(make(atomic_class::hdw, 4, 49152, 63).hashed_bins) << "one shared pass";
+  EXPECT_FALSE(make(atomic_class::cas, 4, 24576, 63).hashed_bins) << "a slot per active bin";
+  EXPECT_TRUE(make(atomic_class::cas, 4, 49152, 63).hashed_bins) << "its one pass: one block per SM";
+  EXPECT_FALSE(make(atomic_class::cas, 8, 24576, 63).hashed_bins) << "the packed argmax keeps its one pass";
+  EXPECT_TRUE(make(atomic_class::cas, 8, 49152, 63).hashed_bins);
+  const plan xcg = make(atomic_class::xcg, 8, 24576, 63);
+  ASSERT_TRUE(xcg.hashed_bins) << xcg.to_string();
+  EXPECT_EQ(xcg.grid, 132);
+  EXPECT_EQ(xcg.M, 32);
+  EXPECT_EQ(xcg.temp_bytes, ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32), 132,
+                                                          8, 24576, true));
+  EXPECT_FALSE(make(atomic_class::xcg, 8, 786432, 63).hashed_bins) << "12483 active bins: too many";
+  EXPECT_FALSE(make(atomic_class::cas, 4, 1572864, 63).hashed_bins) << "24966 active bins: too many";
+  EXPECT_TRUE(make(atomic_class::cas, 4, 196608, 16).hashed_bins);
+  EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 8).hashed_bins) << "below hashed_min_race_factor";
+  EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 0).hashed_bins) << "RF unknown";
+  problem sampled = small_problem(paper_n, 196608, atomic_class::cas, 4);
+  sampled.race_factor = 63;
+  sampled.race_factor_sampled = true;
+  EXPECT_FALSE(ghist::make_plan(sampled, dev).hashed_bins) << "a sampled RF is not trusted";
+
+  plan_overrides never;
+  never.hashed_bins = -1;
+  EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 63, never).hashed_bins);
+  plan_overrides forced;
+  forced.hashed_bins = 1;
+  EXPECT_TRUE(make(atomic_class::cas, 4, 1000, 1, forced).hashed_bins) << "1000 active bins fit";
+  EXPECT_THROW(make(atomic_class::cas, 4, 1572864, 1, forced), ghist::error);
+  forced.M = 4;
+  EXPECT_EQ(make(atomic_class::cas, 4, 196608, 63, forced).M, 4);
+  forced.M = 0;
+  forced.S = 2;
+  EXPECT_THROW(make(atomic_class::cas, 4, 196608, 63, forced), ghist::error);
+  forced.S = 0;
+  forced.hashed_bins = 2;
+  EXPECT_THROW(make(atomic_class::cas, 4, 196608, 63, forced), ghist::error);
 }
 
 TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {

@@ -15,6 +15,7 @@
 #include "ghist/detail/cuda_check.hpp"
 #include "ghist/detail/kernel_fill_reduce.cuh"
 #include "ghist/detail/kernel_global.cuh"
+#include "ghist/detail/kernel_hashed.cuh"
 #include "ghist/detail/kernel_partition.cuh"
 #include "ghist/detail/kernel_partition_counted.cuh"
 #include "ghist/detail/kernel_partition_narrow.cuh"
@@ -214,6 +215,48 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     }
   }
   launch(shared_memory_kernel<Source, Op, copy_owner::threads>);
+}
+
+/// plan::hashed_bins (kernel_hashed.cuh): dest starts from the identity in an overwrite call (the bins without a slot
+/// go to it with the global update, the merge folds into it), the lock class's global updates take a lock per bin.
+template <class Source, class Op>
+void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
+                   mode how, scratch_space& scratch, cudaStream_t stream) {
+  using T = typename Op::value_type;
+  constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  const std::int64_t slots = pl.M >= 1 ? hashed_slots_for(pl.shared_bytes, sizeof(T), xcg, pl.M) : 0;
+  if (pl.block != hashed_block || pl.M < 1 || pl.M > hashed_block / 32 || pl.S != 1 || slots < 1 ||
+      num_bins > INT32_MAX ||
+      pl.temp_bytes < hashed_workspace_bytes(slots, pl.grid, sizeof(T), num_bins, xcg))
+    throw error("a hashed plan needs blocks of " + std::to_string(hashed_block) + " threads, a copy per warp at " +
+                "most, one pass, " +
+                "room for a slot, at most 2^31 - 1 bins and its workspace (" + pl.to_string() + ")");
+  if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
+  auto* base = static_cast<unsigned char*>(scratch.get(pl.temp_bytes));
+  int* keys = reinterpret_cast<int*>(base);
+  T* rows = reinterpret_cast<T*>(base + hashed_rows_offset(slots));
+  int* dest_locks = nullptr;
+  if constexpr (xcg) {
+    dest_locks = reinterpret_cast<int*>(base + hashed_locks_workspace_offset(slots, pl.grid, sizeof(T)));
+    GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
+  }
+  GHIST_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<std::size_t>(slots) * sizeof(int), stream));  // empty: -1
+  const std::int64_t samples = slots * hashed_samples_per_slot;
+  const auto discover_grid = static_cast<int>(
+      std::min<std::int64_t>(pl.grid, (std::min(samples, src.n) + hashed_discover_block - 1) / hashed_discover_block));
+  hashed_discover_kernel<<<std::max(1, discover_grid), hashed_discover_block, 0, stream>>>(src, num_bins, keys,
+                                                                                          static_cast<int>(slots),
+                                                                                          samples);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  auto kernel = hashed_shared_kernel<Source, Op>;
+  allow_dynamic_shared(kernel, pl.shared_bytes);
+  kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, keys,
+                                                         static_cast<int>(slots), pl.M, rows);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  const auto folds = static_cast<unsigned>((slots + 31) / 32);
+  hashed_merge_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, keys, static_cast<int>(slots),
+                                                                         op, dest);
+  GHIST_CUDA_CHECK(cudaGetLastError());
 }
 
 template <class Source, class Op>
@@ -632,12 +675,15 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   scratch_space scratch(opts.scratch, stream);
   if (race_factor_matters<Op>(pl, opts.overrides) && opts.race_factor == 0.0) {
     p.race_factor = estimate_race_factor(src, n, num_bins, scratch.get(pl.temp_bytes), stream);
+    p.race_factor_sampled = true;
     plan refined = make_plan(p, dev, opts.overrides);
     // A caller's workspace was sized for the RF = 1 plan; keep that plan if the refined one needs more.
     if (opts.scratch.data == nullptr || refined.temp_bytes <= opts.scratch.bytes) pl = refined;
   }
 
-  if (pl.kind == strategy::shared_memory) {
+  if (pl.kind == strategy::shared_memory && pl.hashed_bins) {
+    launch_hashed(src, op, dest, num_bins, pl, opts.how, scratch, stream);
+  } else if (pl.kind == strategy::shared_memory) {
     launch_shared(src, op, dest, num_bins, pl, opts.how, scratch, stream);
   } else if (pl.kind == strategy::partitioned) {
     launch_partitioned(src, op, dest, num_bins, pl, opts.how, scratch, stream);

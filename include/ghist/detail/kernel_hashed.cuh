@@ -1,0 +1,200 @@
+// The hashed shared-memory strategy (plan::hashed_bins): for a large H whose inputs hit few distinct bins (a told race
+// factor: H / RF active bins, seed 000's model), each block keeps only the active bins in shared memory, found through
+// a hash table, instead of a copy of every bin. One pass over the input where a copy of all H bins would take several
+// passes or the partitioned strategy's extra write and read of the input.
+//
+// Three kernels:
+//   1. hashed_discover_kernel samples the input (hashed_samples inputs at even strides) and claims a slot in one
+//      table in global memory for each bin it meets: open addressing, linear probing from a multiplicative hash,
+//      a compare-and-swap of the slot's key. Every block then uses this one table, so that a bin has the same slot
+//      in every block.
+//   2. hashed_shared_kernel: each block copies the table's keys into shared memory, keeps values per slot there,
+//      and for each input finds its bin's slot and updates the value with the operator class's shared-memory update.
+//      A bin the sample missed claims an empty slot of the block's copy (as the sample did in the global table),
+//      and the block merges it into dest itself at the end with the global update, once per bin; only a bin that
+//      finds no slot at all (the table full) goes to dest input by input. At the end the block writes the values of
+//      the sample's slots to its row of the workspace. (Missed bins sent to dest input by input made seed 000's
+//      unpacked argmax told RF 63 over Zipf(1.1) input take 23 ms at H = 49152: a rare bin's ~7K updates queued on
+//      one global lock.)
+//   3. hashed_merge_kernel folds the rows slot by slot into dest[key] (as merge_rows_kernel folds the shared
+//      strategy's rows), one thread per slot: no atomics. The blocks' own merges with global atomics (a first version)
+//      retried on the same bins of dest from all 264 blocks at once: seed 000's saturating add, RF 63, H = 196608
+//      took 549 us that way, against 105 us for the hardware atomics' merges (lent H100, 2026-11-27).
+#pragma once
+
+#include <cstdint>
+
+#include "ghist/atomic_class.hpp"
+#include "ghist/detail/atomic_update.cuh"
+#include "ghist/detail/deferred_cas.cuh"
+#include "ghist/detail/kernel_shared.cuh"
+#include "ghist/detail/warp_aggregate.cuh"
+#include "ghist/plan.hpp"
+#include "ghist/update.hpp"
+
+namespace ghist::detail {
+
+inline constexpr int hashed_empty_key = -1;
+inline constexpr int hashed_max_probes = 64;
+inline constexpr int hashed_discover_block = 256;
+
+
+// Fibonacci hashing: the product's high bits are the well-mixed ones; __umulhi scales them to [0, slots).
+__device__ __forceinline__ unsigned hashed_home(int key, int slots) {
+  return __umulhi(static_cast<unsigned>(key) * 0x9E3779B1u, static_cast<unsigned>(slots));
+}
+
+/// Kernel 1: claims a slot of `keys` (global, all hashed_empty_key before) for the bin of each sampled input.
+template <class Source>
+__global__ void __launch_bounds__(hashed_discover_block)
+    hashed_discover_kernel(Source src, std::int64_t num_bins, int* keys, int slots, std::int64_t samples) {
+  const std::int64_t stride = src.n / samples > 1 ? src.n / samples : 1;
+  const std::int64_t count = src.n < samples ? src.n : samples;
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t bin = src.at(j * stride).bin;
+    if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(num_bins)) continue;
+    const int key = static_cast<int>(bin);
+    unsigned at = hashed_home(key, slots);
+    for (int probe = 0; probe < hashed_max_probes; ++probe) {
+      int seen = *reinterpret_cast<volatile int*>(keys + at);
+      if (seen == hashed_empty_key) seen = atomicCAS(keys + at, hashed_empty_key, key);
+      if (seen == key || seen == hashed_empty_key) break;
+      if (++at == static_cast<unsigned>(slots)) at = 0;
+    }
+  }
+}
+
+/// The slot of bin `key` in the block's copy of the table, read-only probes: the slot; -2 - p when probing met the
+/// empty slot p first (the sample missed the bin: hashed_claim); -1 when no slot is found within hashed_max_probes.
+__device__ __forceinline__ int hashed_lookup(const int* keys, int slots, int key) {
+  unsigned at = hashed_home(key, slots);
+  for (int probe = 0; probe < hashed_max_probes; ++probe) {
+    // A plain load: a key, once set, never changes; a stale empty slot only sends the bin to hashed_claim, which
+    // reads again. (Volatile loads here, which the compiler may not batch, cost HDW 10-15%: 123 -> 142 us at
+    // H = 196608, RF 63.)
+    const int seen = keys[at];
+    if (seen == key) return static_cast<int>(at);
+    if (seen == hashed_empty_key) return -2 - static_cast<int>(at);
+    if (++at == static_cast<unsigned>(slots)) at = 0;
+  }
+  return -1;
+}
+
+/// A bin the sample missed claims an empty slot of the block's copy of the table, probing on from `at` (keys only go
+/// from empty to a bin, so the bin is not before it); another thread may claim it first for the same bin. The slot,
+/// or -1. Out of line: it is rare, and the input loop that inlines hashed_lookup is unrolled.
+inline __device__ __noinline__ int hashed_claim(int* keys, int slots, int key, unsigned at) {
+  for (int probe = 0; probe < hashed_max_probes; ++probe) {
+    int seen = *reinterpret_cast<volatile int*>(keys + at);
+    if (seen == hashed_empty_key) seen = atomicCAS(keys + at, hashed_empty_key, key);
+    if (seen == key || seen == hashed_empty_key) return static_cast<int>(at);
+    if (++at == static_cast<unsigned>(slots)) at = 0;
+  }
+  return -1;
+}
+
+/// hashed_lookup, then hashed_claim where the sample missed the bin.
+__device__ __forceinline__ int hashed_slot_of(int* keys, int slots, int key) {
+  const int s = hashed_lookup(keys, slots, key);
+  return s >= -1 ? s : hashed_claim(keys, slots, key, static_cast<unsigned>(-2 - s));
+}
+
+/// Kernel 2. Shared memory: the keys, then `copies` arrays of values from hashed_values_offset(slots) (warp w
+/// updates copy w % copies: fewer threads at once on a value), then for the lock class a lock bit per value, 32 to a
+/// word (as shared_memory_kernel's copies). rows: gridDim.x rows of `slots` values.
+template <class Source, class Op>
+__global__ void __launch_bounds__(hashed_block, 2)
+    hashed_shared_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks, std::int64_t num_bins,
+                         const int* keys, int slots, int copies, typename Op::value_type* rows) {
+  using T = typename Op::value_type;
+  constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  int* shared_keys = reinterpret_cast<int*>(shared_bytes);
+  T* values = reinterpret_cast<T*>(shared_bytes + hashed_values_offset(slots));
+  int* locks = xcg ? reinterpret_cast<int*>(shared_bytes + hashed_locks_offset(slots, sizeof(T), copies)) : nullptr;
+  const int all_values = copies * slots;
+  const int lock_words = xcg ? (all_values + 31) / 32 : 0;
+  const T identity = Op::identity();
+  for (int s = threadIdx.x; s < slots; s += blockDim.x) shared_keys[s] = keys[s];
+  for (int v = threadIdx.x; v < all_values; v += blockDim.x) {
+    values[v] = identity;
+    if (v < lock_words) locks[v] = 0;
+  }
+  __syncthreads();
+  const int copy_offset = static_cast<int>(threadIdx.x / 32) % copies * slots;
+  deferred_cas_updater<Op> deferred(op);
+  const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  auto visit = [&](const bin_update<T>& u) {
+    if (static_cast<std::uint64_t>(u.bin) >= static_cast<std::uint64_t>(num_bins)) return;
+    const int s = hashed_slot_of(shared_keys, slots, static_cast<int>(u.bin));
+    if (s < 0) {
+      atomic_update<memory_level::global>(op, dest + u.bin, u.value, xcg ? dest_locks + u.bin : nullptr);
+    } else if constexpr (atomic_class_of<Op> == atomic_class::cas) {
+      deferred.update(values + copy_offset, s, u.value);
+    } else {
+      atomic_update<memory_level::shared>(op, bin_slot<T>{values + copy_offset + s, nullptr}, u.value);
+    }
+  };
+  // The hardware atomic returns nothing to wait for; the other classes wait on each update's result. The lock class
+  // walks its inputs warp by warp and takes its locks with warp_aggregated_update_among (each lane tries its lock
+  // once, the lanes that failed fold equal slots and retry in rounds of the whole warp): with a plain lock loop per
+  // lane, seed 000's unpacked argmax told RF 63 over Zipf(1.1) input took 44 ms at H = 49152, all in one bin 10-84
+  // ms (lent H100, 2026-11-27).
+  if constexpr (xcg) {
+    auto slot = [&](int s) {
+      const int v = copy_offset + s;
+      return bin_slot<T>{values + v, locks + (v >> 5), 1u << (v & 31)};
+    };
+    src.for_each_uniform(rank, threads, [&](bool valid, const bin_update<T>& u) {
+      const bool in_range = valid && static_cast<std::uint64_t>(u.bin) < static_cast<std::uint64_t>(num_bins);
+      const int s = in_range ? hashed_slot_of(shared_keys, slots, static_cast<int>(u.bin)) : -1;
+      if (in_range && s < 0) atomic_update<memory_level::global>(op, dest + u.bin, u.value, dest_locks + u.bin);
+      warp_aggregated_update_among<memory_level::shared>(0xffffffffu, op, s, slots, u.value, slot);
+    });
+  } else if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+    src.for_each(rank, threads, visit);
+  } else {
+    src.for_each_prefetched(rank, threads, visit);
+    if constexpr (atomic_class_of<Op> == atomic_class::cas) deferred.flush(values + copy_offset);
+  }
+  __syncthreads();
+  // The sample's slots go to this block's row; the slots the block claimed itself (empty in the shared table) are
+  // merged here with the global update, once per block and bin.
+  T* row = rows + static_cast<std::int64_t>(blockIdx.x) * slots;
+  for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+    const int key = shared_keys[s];
+    if (key == hashed_empty_key) continue;
+    T acc = values[s];
+    for (int c = 1; c < copies; ++c) acc = op(acc, values[c * slots + s]);
+    if (keys[s] == key) row[s] = acc;
+    else if (!bitwise_equal(acc, identity))
+      atomic_update<memory_level::global>(op, dest + key, acc, xcg ? dest_locks + key : nullptr);
+  }
+}
+
+/// Kernel 3: dest[keys[s]] (+)= rows[0][s] (+) ... (+) rows[row_count - 1][s] for every claimed slot s; a block of 32 x
+/// merge_rows_slices threads takes 32 slots, slice y folding rows y, y + slices, ... (merge_rows_kernel's shape).
+template <class Op>
+__global__ void __launch_bounds__(32 * merge_rows_slices)
+    hashed_merge_kernel(const typename Op::value_type* rows, int row_count, const int* keys, int slots, Op op,
+                        typename Op::value_type* dest) {
+  using T = typename Op::value_type;
+  __shared__ __align__(16) unsigned char partial_bytes[merge_rows_slices * 32 * sizeof(T)];
+  T(*partial)[32] = reinterpret_cast<T(*)[32]>(partial_bytes);
+  const int s = static_cast<int>(blockIdx.x) * 32 + static_cast<int>(threadIdx.x);
+  const int key = s < slots ? keys[s] : hashed_empty_key;
+  const T identity = Op::identity();
+  T acc = identity;
+  if (key != hashed_empty_key)
+    for (int r = threadIdx.y; r < row_count; r += merge_rows_slices)
+      acc = op(acc, rows[static_cast<std::int64_t>(r) * slots + s]);
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || key == hashed_empty_key) return;
+  for (int y = 1; y < merge_rows_slices; ++y) acc = op(acc, partial[y][threadIdx.x]);
+  if (!bitwise_equal(acc, identity)) dest[key] = op(dest[key], acc);
+}
+
+}  // namespace ghist::detail
