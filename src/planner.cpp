@@ -88,10 +88,11 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.hashed_bins < -1 || o.hashed_bins > 1)
     throw error("plan override hashed_bins must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.hashed_bins));
-  if (o.hashed_bins > 0 && (o.M > hashed_block / 32 || o.S > 1 || (o.block > 0 && o.block != hashed_block)))
+  if (o.hashed_bins > 0 &&
+      (o.M > hashed_block / 32 || o.S > hashed_max_passes || (o.block > 0 && o.block != hashed_block)))
     throw error("plan override hashed_bins = 1 keeps one table per block of " + std::to_string(hashed_block) +
-                " threads in one pass, with at most a copy of its values per warp: leave overrides S and block at " +
-                "0, M at most " + std::to_string(hashed_block / 32));
+                " threads, with at most a copy of its values per warp: leave override block at 0, S at most " +
+                std::to_string(hashed_max_passes) + ", M at most " + std::to_string(hashed_block / 32));
   if (k.shared_block <= 0 || k.global_block <= 0 || k.q_small <= 0 || k.cache_line_bytes <= 0 || k.k_min <= 0 ||
       k.f_l2 <= 0)
     throw error("planner_constants: block sizes, q_small, cache_line_bytes, k_min and f_l2 must be > 0");
@@ -1113,36 +1114,48 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
 // / 446, 4 469 / 294 / 332 (one block per SM at 196608), 8 317 / 251 / 345, 16 251 / 328 / -, the most at two blocks
 // per SM (17 / 8 / 3) best; the unpacked argmax H = 49152 / 98304 / 196608 934 / 733 / 577 with one copy (two blocks
 // per SM), 416 / 376 / 380 with 8 / 8 / 4 (one block per SM at the last two); HDW 1 or 2 copies best, 3 or more up to
-// 1.6x slower (bench/results/2026-11-27-h100-hashed-bins.txt, the copies sweep).
+// 1.6x slower (bench/results/2026-11-27-h100-hashed-bins.txt, the copies sweep). Where one pass's table has no room,
+// up to hashed_max_passes passes over chunks of the bins, for the contended classes: RF 63, same run against the
+// plans before, us: the saturating add H = 1572864 633 -> 385, the unpacked argmax H = 786432 924 -> 568; HDW
+// H = 1572864 244 -> 322 and the packed argmax H = 786432 424 -> 421 keep theirs (the results file, section 7).
 inline constexpr double hashed_max_load = 0.5;
 bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overrides& o, plan& out) {
   if (o.hashed_bins < 0 || p.n <= 0 || p.num_bins <= 0 || p.num_bins > std::numeric_limits<int>::max() ||
-      o.S > 1 || o.M > hashed_block / 32 || (o.block > 0 && o.block != hashed_block))
+      o.S > hashed_max_passes || o.M > hashed_block / 32 || (o.block > 0 && o.block != hashed_block))
     return false;
   const bool xcg = p.op_class == atomic_class::xcg;
   const i64 active =
       p.race_factor > 0 ? std::max<i64>(1, static_cast<i64>(std::floor(p.num_bins / p.race_factor))) : p.num_bins;
-  const i64 slots_needed = static_cast<i64>(std::ceil(static_cast<double>(active) / hashed_max_load));
-  for (int per_sm = xcg ? 1 : 2; per_sm >= 1; --per_sm) {
-    if (hashed_block * per_sm > dev.max_threads_per_sm) continue;
-    const std::size_t bytes = shared_budget_for(hashed_block, dev, per_sm).L / 16 * 16;
-    int copies = o.M > 0 ? o.M : p.op_class == atomic_class::hdw ? 1 : hashed_block / 32;
-    while (o.M <= 0 && copies > 1 && hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) --copies;
-    if (hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) continue;
-    const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies);
-    plan pl;
-    pl.kind = strategy::shared_memory;
-    pl.hashed_bins = true;
-    pl.race_factor = race_factor_used(p);
-    pl.block = hashed_block;
-    pl.M = copies;
-    pl.C = hashed_block / copies;
-    pl.grid = o.grid > 0 ? o.grid : clamp_to_int(std::min<i64>(ceil_div(p.n, hashed_block), i64{dev.sm_count} * per_sm));
-    set_passes(pl, p.num_bins, 1);
-    pl.shared_bytes = bytes;
-    pl.temp_bytes = hashed_workspace_bytes(slots, pl.grid, p.value_bytes, p.num_bins, xcg);
-    out = pl;
-    return true;
+  // Two passes only where the one-pass alternatives are contended (4-byte cas, the lock class): each pass reads the
+  // whole input again.
+  const bool contended = xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
+  const int most_passes = o.S > 0 ? o.S : contended ? hashed_max_passes : 1;
+  for (int passes = std::max(o.S, 1); passes <= most_passes; ++passes) {
+    // A pass's share of the active bins (RF-strided bins spread evenly over the passes' chunks).
+    const i64 slots_needed =
+        static_cast<i64>(std::ceil(static_cast<double>(ceil_div(active, passes)) / hashed_max_load));
+    for (int per_sm = xcg ? 1 : 2; per_sm >= 1; --per_sm) {
+      if (hashed_block * per_sm > dev.max_threads_per_sm) continue;
+      const std::size_t bytes = shared_budget_for(hashed_block, dev, per_sm).L / 16 * 16;
+      int copies = o.M > 0 ? o.M : p.op_class == atomic_class::hdw ? 1 : hashed_block / 32;
+      while (o.M <= 0 && copies > 1 && hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) --copies;
+      if (hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) continue;
+      const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies);
+      plan pl;
+      pl.kind = strategy::shared_memory;
+      pl.hashed_bins = true;
+      pl.race_factor = race_factor_used(p);
+      pl.block = hashed_block;
+      pl.M = copies;
+      pl.C = hashed_block / copies;
+      pl.grid =
+          o.grid > 0 ? o.grid : clamp_to_int(std::min<i64>(ceil_div(p.n, hashed_block), i64{dev.sm_count} * per_sm));
+      set_passes(pl, p.num_bins, passes);
+      pl.shared_bytes = bytes;
+      pl.temp_bytes = hashed_workspace_bytes(slots, pl.grid, p.value_bytes, p.num_bins, xcg);
+      out = pl;
+      return true;
+    }
   }
   return false;
 }

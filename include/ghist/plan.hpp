@@ -110,6 +110,8 @@ GHIST_HD constexpr std::size_t staged_ring_bytes(int block) {
 /// keep a table of `slots` bins in shared memory, the keys (4 bytes each), then `copies` (plan::M) arrays of their
 /// values from the next 16-byte boundary, then for the lock class a lock bit per value, 32 to a word.
 inline constexpr int hashed_block = 1024;
+/// The most passes (chunks of H_chk bins, a table each) of a hashed plan.
+inline constexpr int hashed_max_passes = 2;
 GHIST_HD constexpr std::size_t hashed_values_offset(std::int64_t slots) {
   return (static_cast<std::size_t>(slots) * 4 + 15) / 16 * 16;
 }

@@ -797,9 +797,10 @@ TEST(GpuVsCpu, PartitionedDenseSecondPass) {
     }
 }
 // The hashed shared-memory strategy (plan::hashed_bins) for each class: seed 000's RF-strided input told its RF,
-// whose H / RF active bins fit the table (two blocks per SM at 196613; at 400009 one for values of 8 bytes or more),
-// and the same plan over input that hits every bin (stride 1): the sample claims slots for some and the others go to
-// dest with the global update. Element and index inputs, every distribution (the skewed ones leave bins unsampled).
+// whose H / RF active bins fit the table (two blocks per SM at 196613; at 400009 one for values of 8 bytes or more;
+// there also in two passes), and the same plan over input that hits every bin (stride 1): the sample misses most,
+// which the blocks claim slots for or, their tables full, send to dest with the global update. Element and index
+// inputs, every distribution (the skewed ones leave bins unsampled).
 template <class Op>
 void hashed_bins_cases() {
   const std::int64_t n = (1 << 20) + 7;
@@ -819,6 +820,10 @@ void hashed_bins_cases() {
         c.stride = stride;
         c.indexed = k % 3 == 0;
         check_against_cpu<Op>(c);
+        if (H == 400009) {  // two passes, a table each
+          c.groups = 2;
+          check_against_cpu<Op>(c);
+        }
       }
     }
 }

@@ -273,14 +273,15 @@ TEST(PlannerH100, Switch) {
     // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
     // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4. At RF 63 H = 49152 and
     // 196608 (780 and 3120 active bins) take the hashed tables (M: their copies; H = 49152 of hdw keeps its one pass),
-    // H = 1572864's 24966 active bins are too many for them.
+    // and 32-bit cas at H = 1572864 two passes of them (24966 active bins); hdw takes them in one pass only, and
+    // the lock class's 8-byte values leave too little room for two.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,1 global:4,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 global:9,1"
+              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 shared:1,2"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -1342,8 +1343,14 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_EQ(xcg.M, 32);
   EXPECT_EQ(xcg.temp_bytes, ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32), 132,
                                                           8, 24576, true));
-  EXPECT_FALSE(make(atomic_class::xcg, 8, 786432, 63).hashed_bins) << "12483 active bins: too many";
-  EXPECT_FALSE(make(atomic_class::cas, 4, 1572864, 63).hashed_bins) << "24966 active bins: too many";
+  const plan two = make(atomic_class::xcg, 8, 786432, 63);  // 12483 active bins: two passes of 6242
+  EXPECT_TRUE(two.hashed_bins);
+  EXPECT_EQ(two.S, 2);
+  EXPECT_EQ(two.H_chk, 393216);
+  EXPECT_EQ(make(atomic_class::cas, 4, 1572864, 63).S, 2);
+  EXPECT_FALSE(make(atomic_class::xcg, 8, 1572864, 63).hashed_bins) << "24966 active bins: too many for two passes";
+  EXPECT_FALSE(make(atomic_class::hdw, 4, 1572864, 63).hashed_bins) << "hdw: one pass only";
+  EXPECT_FALSE(make(atomic_class::cas, 8, 786432, 63).hashed_bins) << "64-bit cas: one pass only";
   EXPECT_TRUE(make(atomic_class::cas, 4, 196608, 16).hashed_bins);
   EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 8).hashed_bins) << "below hashed_min_race_factor";
   EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 0).hashed_bins) << "RF unknown";
@@ -1363,6 +1370,8 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_EQ(make(atomic_class::cas, 4, 196608, 63, forced).M, 4);
   forced.M = 0;
   forced.S = 2;
+  EXPECT_EQ(make(atomic_class::cas, 4, 196608, 63, forced).S, 2);
+  forced.S = ghist::hashed_max_passes + 1;
   EXPECT_THROW(make(atomic_class::cas, 4, 196608, 63, forced), ghist::error);
   forced.S = 0;
   forced.hashed_bins = 2;

@@ -217,20 +217,22 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   launch(shared_memory_kernel<Source, Op, copy_owner::threads>);
 }
 
-/// plan::hashed_bins (kernel_hashed.cuh): dest starts from the identity in an overwrite call (the bins without a slot
-/// go to it with the global update, the merge folds into it), the lock class's global updates take a lock per bin.
+/// plan::hashed_bins (kernel_hashed.cuh), a pass per chunk of H_chk bins: a sample fills the table, the blocks
+/// update, the rows are folded into dest. dest starts from the identity in an overwrite call (the bins without a
+/// sampled slot go to it with the global update, the merge folds into it); the lock class's global updates take a
+/// lock per bin.
 template <class Source, class Op>
 void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins, const plan& pl,
                    mode how, scratch_space& scratch, cudaStream_t stream) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   const std::int64_t slots = pl.M >= 1 ? hashed_slots_for(pl.shared_bytes, sizeof(T), xcg, pl.M) : 0;
-  if (pl.block != hashed_block || pl.M < 1 || pl.M > hashed_block / 32 || pl.S != 1 || slots < 1 ||
-      num_bins > INT32_MAX ||
+  if (pl.block != hashed_block || pl.M < 1 || pl.M > hashed_block / 32 || slots < 1 || pl.H_chk < 1 ||
+      pl.H_chk > INT32_MAX || pl.S < (num_bins + pl.H_chk - 1) / pl.H_chk ||
       pl.temp_bytes < hashed_workspace_bytes(slots, pl.grid, sizeof(T), num_bins, xcg))
     throw error("a hashed plan needs blocks of " + std::to_string(hashed_block) + " threads, a copy per warp at " +
-                "most, one pass, " +
-                "room for a slot, at most 2^31 - 1 bins and its workspace (" + pl.to_string() + ")");
+                "most, room for a slot, passes of at most 2^31 - 1 bins that cover H and its workspace (" +
+                pl.to_string() + ")");
   if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
   auto* base = static_cast<unsigned char*>(scratch.get(pl.temp_bytes));
   int* keys = reinterpret_cast<int*>(base);
@@ -240,23 +242,26 @@ void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std:
     dest_locks = reinterpret_cast<int*>(base + hashed_locks_workspace_offset(slots, pl.grid, sizeof(T)));
     GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
   }
-  GHIST_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<std::size_t>(slots) * sizeof(int), stream));  // empty: -1
   const std::int64_t samples = slots * hashed_samples_per_slot;
-  const auto discover_grid = static_cast<int>(
-      std::min<std::int64_t>(pl.grid, (std::min(samples, src.n) + hashed_discover_block - 1) / hashed_discover_block));
-  hashed_discover_kernel<<<std::max(1, discover_grid), hashed_discover_block, 0, stream>>>(src, num_bins, keys,
-                                                                                          static_cast<int>(slots),
-                                                                                          samples);
-  GHIST_CUDA_CHECK(cudaGetLastError());
+  const auto discover_grid = static_cast<int>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(pl.grid, (std::min(samples, src.n) + hashed_discover_block - 1) /
+                                             hashed_discover_block)));
   auto kernel = hashed_shared_kernel<Source, Op>;
   allow_dynamic_shared(kernel, pl.shared_bytes);
-  kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, num_bins, keys,
-                                                         static_cast<int>(slots), pl.M, rows);
-  GHIST_CUDA_CHECK(cudaGetLastError());
   const auto folds = static_cast<unsigned>((slots + 31) / 32);
-  hashed_merge_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, keys, static_cast<int>(slots),
-                                                                         op, dest);
-  GHIST_CUDA_CHECK(cudaGetLastError());
+  for (std::int64_t lo = 0; lo < num_bins; lo += pl.H_chk) {
+    const std::int64_t len = std::min(pl.H_chk, num_bins - lo);
+    GHIST_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<std::size_t>(slots) * sizeof(int), stream));  // -1
+    hashed_discover_kernel<<<discover_grid, hashed_discover_block, 0, stream>>>(src, lo, len, keys,
+                                                                                static_cast<int>(slots), samples);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, lo, len, keys,
+                                                           static_cast<int>(slots), pl.M, rows);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+    hashed_merge_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, keys,
+                                                                           static_cast<int>(slots), op, dest + lo);
+    GHIST_CUDA_CHECK(cudaGetLastError());
+  }
 }
 
 template <class Source, class Op>

@@ -44,16 +44,17 @@ __device__ __forceinline__ unsigned hashed_home(int key, int slots) {
   return __umulhi(static_cast<unsigned>(key) * 0x9E3779B1u, static_cast<unsigned>(slots));
 }
 
-/// Kernel 1: claims a slot of `keys` (global, all hashed_empty_key before) for the bin of each sampled input.
+/// Kernel 1: claims a slot of `keys` (global, all hashed_empty_key before) for each sampled input's bin in the pass's
+/// bins [lo, lo + len), keyed by its offset from lo.
 template <class Source>
 __global__ void __launch_bounds__(hashed_discover_block)
-    hashed_discover_kernel(Source src, std::int64_t num_bins, int* keys, int slots, std::int64_t samples) {
+    hashed_discover_kernel(Source src, std::int64_t lo, std::int64_t len, int* keys, int slots, std::int64_t samples) {
   const std::int64_t stride = src.n / samples > 1 ? src.n / samples : 1;
   const std::int64_t count = src.n < samples ? src.n : samples;
   for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
        j += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t bin = src.at(j * stride).bin;
-    if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(num_bins)) continue;
+    const std::int64_t bin = src.at(j * stride).bin - lo;
+    if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(len)) continue;
     const int key = static_cast<int>(bin);
     unsigned at = hashed_home(key, slots);
     for (int probe = 0; probe < hashed_max_probes; ++probe) {
@@ -102,11 +103,12 @@ __device__ __forceinline__ int hashed_slot_of(int* keys, int slots, int key) {
 
 /// Kernel 2. Shared memory: the keys, then `copies` arrays of values from hashed_values_offset(slots) (warp w
 /// updates copy w % copies: fewer threads at once on a value), then for the lock class a lock bit per value, 32 to a
-/// word (as shared_memory_kernel's copies). rows: gridDim.x rows of `slots` values.
+/// word (as shared_memory_kernel's copies). rows: gridDim.x rows of `slots` values. One pass: the bins [lo, lo +
+/// len), keyed by their offset from lo; dest and dest_locks are the whole histogram's.
 template <class Source, class Op>
 __global__ void __launch_bounds__(hashed_block, 2)
-    hashed_shared_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks, std::int64_t num_bins,
-                         const int* keys, int slots, int copies, typename Op::value_type* rows) {
+    hashed_shared_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks, std::int64_t lo,
+                         std::int64_t len, const int* keys, int slots, int copies, typename Op::value_type* rows) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -127,8 +129,9 @@ __global__ void __launch_bounds__(hashed_block, 2)
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   auto visit = [&](const bin_update<T>& u) {
-    if (static_cast<std::uint64_t>(u.bin) >= static_cast<std::uint64_t>(num_bins)) return;
-    const int s = hashed_slot_of(shared_keys, slots, static_cast<int>(u.bin));
+    const std::int64_t b = u.bin - lo;
+    if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
+    const int s = hashed_slot_of(shared_keys, slots, static_cast<int>(b));
     if (s < 0) {
       atomic_update<memory_level::global>(op, dest + u.bin, u.value, xcg ? dest_locks + u.bin : nullptr);
     } else if constexpr (atomic_class_of<Op> == atomic_class::cas) {
@@ -148,8 +151,9 @@ __global__ void __launch_bounds__(hashed_block, 2)
       return bin_slot<T>{values + v, locks + (v >> 5), 1u << (v & 31)};
     };
     src.for_each_uniform(rank, threads, [&](bool valid, const bin_update<T>& u) {
-      const bool in_range = valid && static_cast<std::uint64_t>(u.bin) < static_cast<std::uint64_t>(num_bins);
-      const int s = in_range ? hashed_slot_of(shared_keys, slots, static_cast<int>(u.bin)) : -1;
+      const std::int64_t b = u.bin - lo;
+      const bool in_range = valid && static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len);
+      const int s = in_range ? hashed_slot_of(shared_keys, slots, static_cast<int>(b)) : -1;
       if (in_range && s < 0) atomic_update<memory_level::global>(op, dest + u.bin, u.value, dest_locks + u.bin);
       warp_aggregated_update_among<memory_level::shared>(0xffffffffu, op, s, slots, u.value, slot);
     });
@@ -168,9 +172,10 @@ __global__ void __launch_bounds__(hashed_block, 2)
     if (key == hashed_empty_key) continue;
     T acc = values[s];
     for (int c = 1; c < copies; ++c) acc = op(acc, values[c * slots + s]);
+    const std::int64_t bin = lo + key;
     if (keys[s] == key) row[s] = acc;
     else if (!bitwise_equal(acc, identity))
-      atomic_update<memory_level::global>(op, dest + key, acc, xcg ? dest_locks + key : nullptr);
+      atomic_update<memory_level::global>(op, dest + bin, acc, xcg ? dest_locks + bin : nullptr);
   }
 }
 
