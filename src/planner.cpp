@@ -1118,7 +1118,14 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
 // up to hashed_max_passes passes over chunks of the bins, for the contended classes: RF 63, same run against the
 // plans before, us: the saturating add H = 1572864 633 -> 385, the unpacked argmax H = 786432 924 -> 568; HDW
 // H = 1572864 244 -> 322 and the packed argmax H = 786432 424 -> 421 keep theirs (the results file, section 7).
+// Before a second pass (or another strategy), a table up to hashed_max_load_to_fit full: same run, 0.5 -> 0.7, us:
+// the unpacked argmax H = 786432 581 (two passes) -> 366 (one), 1572864 1108 (partitioned) -> 598 (two); the
+// packed argmax H = 786432 439 (partitioned) -> 267. Not for more copies where half load fits: at 0.7 the
+// saturating add took 2 copies instead of 1 at H = 393216 / 786432, 184 / 207 -> 214 / 228 us (section 8).
+// Linear probing at 0.7 costs ~2.2 probes per hit on keys that are not RF-strided (0.5: 1.5); RF-strided keys take
+// one (Fibonacci hashing spreads an arithmetic progression).
 inline constexpr double hashed_max_load = 0.5;
+inline constexpr double hashed_max_load_to_fit = 0.7;
 bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overrides& o, plan& out) {
   if (o.hashed_bins < 0 || p.n <= 0 || p.num_bins <= 0 || p.num_bins > std::numeric_limits<int>::max() ||
       o.S > hashed_max_passes || o.M > hashed_block / 32 || (o.block > 0 && o.block != hashed_block))
@@ -1127,13 +1134,13 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
   const i64 active =
       p.race_factor > 0 ? std::max<i64>(1, static_cast<i64>(std::floor(p.num_bins / p.race_factor))) : p.num_bins;
   // Two passes only where the one-pass alternatives are contended (4-byte cas, the lock class): each pass reads the
-  // whole input again.
+  // whole input again. Before another pass, a table up to hashed_max_load_to_fit full.
   const bool contended = xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
   const int most_passes = o.S > 0 ? o.S : contended ? hashed_max_passes : 1;
-  for (int passes = std::max(o.S, 1); passes <= most_passes; ++passes) {
-    // A pass's share of the active bins (RF-strided bins spread evenly over the passes' chunks).
-    const i64 slots_needed =
-        static_cast<i64>(std::ceil(static_cast<double>(ceil_div(active, passes)) / hashed_max_load));
+  // One table per pass, `load` full with a pass's share of the active bins (RF-strided bins spread evenly over the
+  // passes' chunks).
+  auto fits = [&](int passes, double load) {
+    const i64 slots_needed = static_cast<i64>(std::ceil(static_cast<double>(ceil_div(active, passes)) / load));
     for (int per_sm = xcg ? 1 : 2; per_sm >= 1; --per_sm) {
       if (hashed_block * per_sm > dev.max_threads_per_sm) continue;
       const std::size_t bytes = shared_budget_for(hashed_block, dev, per_sm).L / 16 * 16;
@@ -1156,7 +1163,11 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
       out = pl;
       return true;
     }
-  }
+    return false;
+  };
+  for (int passes = std::max(o.S, 1); passes <= most_passes; ++passes)
+    for (const double load : {hashed_max_load, hashed_max_load_to_fit})
+      if (fits(passes, load)) return true;
   return false;
 }
 
@@ -1164,19 +1175,21 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
 // hashed_min_race_factor told by the caller (a sampled one may come from a skewed input, whose hot bins the told
 // plans are not made for), where the shared strategy would need more than one pass or leave shared memory, and for
 // the compare-and-swap class of 4-byte values and the lock class also where a copy of all H bins does not fit two
-// blocks per SM (its one pass then runs one block per SM, a copy hit by 1024 threads at once). Lent H100, 2026-11-27, N = 50M, seed 000's input told its RF,
-// same run, auto without -> with, us (bench/results/2026-11-27-h100-hashed-bins.txt):
-//   RF 63, H = 49152 / 98304 / 196608 / 393216 / 786432: HDW - / 240 / 236 / 241 / 244 -> - / 126 / 129 / 131 / 150
-//   (49152 keeps its one pass: 87 against 122); saturating add 461 / 647 / 565 / 542 / 504 -> 254 / 253 / 285 / 302
-//   / 332; unpacked argmax 751 / 794 / 853 / 952 / - -> 426 / 458 / 597 / 522 / -; packed argmax 493 / 473 / 445 /
-//   440 / - -> 268 / 273 / 290 / 306 / -;
-//   RF 32, H = 49152 / 98304 / 196608: HDW 220 / 367 / 375 -> 125 / 130 / 125, saturating add 798 / 934 / 915 -> 231
-//   / 254 / 295; RF 16, H = 49152 / 98304: saturating add 484 / 625 -> 241 / 292, packed 844 / 858 -> 291 / 309.
-// At RF 63 and H = 24576 the one-pass plans stay: the packed argmax's (one block per SM) 246 against 263, the
-// saturating add's slot per active bin 173 against 312; the unpacked argmax takes the table (501 -> 432).
-// Told RF 63 over Zipf(1.1) input (told, so trusted): HDW 282-291 -> 126-151, the saturating add 2615 / 4396 / 7650 ->
-// 2131 / 3102 / 3607 at H = 196608 / 393216 / 786432 but 1054 -> 2164 at 98304, the packed argmax 551-585 -> 405-447
-// at H <= 196608 but 529 -> 627 at 393216.
+// blocks per SM (its one pass then runs one block per SM, a copy hit by 1024 threads at once). Lent H100,
+// 2026-11-27, N = 50M, seed 000's input told RF 63, full grids before and after (bench/results/
+// 2026-11-27-h100-full-grid-566c52c.txt, -134baf2.txt), us:
+//   H =              24576   49152  196608  393216  786432  1572864
+//   saturating add   (kept)  458.0   562.0   519.5   504.1   646.8 -> 181.7 230.5 186.2 203.2 412.6 (two passes)
+//   unpacked argmax  500.8   752.9   843.2   973.2   925.9          -> 336.9 334.4 375.8 346.0 568.3 (two passes)
+//   packed argmax    (kept)  493.3   445.4   441.1   (kept)         -> 216.1 229.2 228.8
+//   HDW              (kept)  (kept)  238.5   237.5   243.7          -> 139.7 135.6 165.7
+// RF 32 / 16 (bench/results/2026-11-27-h100-hashed-bins.txt, same run): HDW H = 98304 / 196608 367 / 375 -> 130 /
+// 125 at RF 32; the saturating add 934 / 915 -> 254 / 295 at RF 32, 625 / 619 -> 292 / 338 at RF 16.
+// Kept as they were: the packed argmax's one pass at H = 24576 (246 against 263 hashed, one block per SM), the
+// saturating add's slot per active bin there (173 against 312), HDW's one pass at 49152 (87 against 122).
+// Told RF 63 over Zipf(1.1) input (told, so trusted): HDW 281-291 -> 140-174, the packed argmax 531-708 -> 321-403
+// up to H = 393216; the saturating add and the unpacked argmax mostly gain (XCG 1270 / 1183 / 1312 -> 667 / 739 /
+// 864 at H = 49152..196608) but lose at some sizes (CAS 393216 4270 -> 5190, XCG 393216 1409 -> 1655).
 inline constexpr double hashed_min_race_factor = 16;
 bool hashed_bins_worth(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                        bool use_shared, bool free_shape) {

@@ -214,9 +214,9 @@ struct plan {
   /// that twice the warps hide the compare-and-swap loop's latency (src/planner.cpp, the measurements).
   bool dense_second_pass = false;
   /// shared memory: each block keeps only the active bins, in a table of hashed_slots_for(shared_bytes, M) slots
-  /// that a sample of the input fills, with M copies of their values (warp w updates copy w % M; S = 1, block =
-  /// hashed_block), for a large H over few active bins (a told race factor: H / RF; detail/kernel_hashed.cuh;
-  /// src/planner.cpp, hashed_bins_plan, the measurements).
+  /// that a sample of the input fills, with M copies of their values (warp w updates copy w % M; block =
+  /// hashed_block), in S passes over chunks of H_chk bins (at most hashed_max_passes), for a large H over few active
+  /// bins (a told race factor: H / RF; detail/kernel_hashed.cuh; src/planner.cpp, hashed_bins_plan, the measurements).
   bool hashed_bins = false;
 
   std::string to_string() const;
@@ -247,7 +247,8 @@ struct plan_overrides {
   /// takes it (a told race factor), -1 never.
   int dense_second_pass = 0;
   /// 1 takes the hashed shared-memory strategy (plan::hashed_bins) wherever H / RF active bins (all H when the race
-  /// factor is unknown) fit its table, 0 where the planner expects it to gain, -1 never.
+  /// factor is unknown) fit its tables (M then sets its copies of the values, S its passes), 0 where the planner
+  /// expects it to gain, -1 never.
   int hashed_bins = 0;
 };
 

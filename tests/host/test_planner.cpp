@@ -273,8 +273,8 @@ TEST(PlannerH100, Switch) {
     // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
     // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4. At RF 63 H = 49152 and
     // 196608 (780 and 3120 active bins) take the hashed tables (M: their copies; H = 49152 of hdw keeps its one pass),
-    // and 32-bit cas at H = 1572864 two passes of them (24966 active bins); hdw takes them in one pass only, and
-    // the lock class's 8-byte values leave too little room for two.
+    // and 32-bit cas and the lock class at H = 1572864 two passes of them (24966 active bins); hdw takes them in
+    // one pass only.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
@@ -286,7 +286,7 @@ TEST(PlannerH100, Switch) {
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
     EXPECT_EQ(auto_row(hs, atomic_class::xcg, rf, dev),
-              sparse ? "shared:448,1 shared:1,1 shared:1,1 shared:1,1 shared:17,1 shared:4,1 global:4,1"
+              sparse ? "shared:448,1 shared:1,1 shared:1,1 shared:1,1 shared:17,1 shared:4,1 shared:1,2"
                      : "shared:448,1 shared:25,1 shared:6,1 shared:1,1 shared:1,2 global:8,1 global:1,1");
   }
 }
@@ -1305,7 +1305,7 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
 }
 
 // plan::hashed_bins: a told race factor of 16 or more over few enough active bins (H / RF) for a table per block at
-// half load, where the shared strategy would leave one pass (or, for 4-byte cas and the lock class, one whose copy of
+// half load (0.7 before another pass), where the shared strategy would leave one pass (or, for 4-byte cas and the lock class, one whose copy of
 // all H bins does not fit two blocks per SM). Two blocks per SM where the table fits (the lock class: one), the most
 // copies of the values that fit up to one per warp (hardware atomics: one copy).
 TEST(PlannerH100, HashedBinsForFewActiveBins) {
@@ -1343,14 +1343,21 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_EQ(xcg.M, 32);
   EXPECT_EQ(xcg.temp_bytes, ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32), 132,
                                                           8, 24576, true));
-  const plan two = make(atomic_class::xcg, 8, 786432, 63);  // 12483 active bins: two passes of 6242
+  // 12483 active bins: the lock class's 8-byte values fit one table only at 0.7 load (hashed_max_load_to_fit).
+  const plan fuller = make(atomic_class::xcg, 8, 786432, 63);
+  EXPECT_TRUE(fuller.hashed_bins);
+  EXPECT_EQ(fuller.S, 1);
+  EXPECT_GE(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M), 12483 / 0.7);
+  EXPECT_LT(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M), 2 * 12483);
+  const plan two = make(atomic_class::xcg, 8, 1572864, 63);  // 24966: two passes, each table 0.7 full
   EXPECT_TRUE(two.hashed_bins);
   EXPECT_EQ(two.S, 2);
-  EXPECT_EQ(two.H_chk, 393216);
+  EXPECT_EQ(two.H_chk, 786432);
   EXPECT_EQ(make(atomic_class::cas, 4, 1572864, 63).S, 2);
-  EXPECT_FALSE(make(atomic_class::xcg, 8, 1572864, 63).hashed_bins) << "24966 active bins: too many for two passes";
+  EXPECT_TRUE(make(atomic_class::cas, 8, 786432, 63).hashed_bins);
+  EXPECT_FALSE(make(atomic_class::cas, 8, 1572864, 63).hashed_bins) << "64-bit cas: one pass only";
   EXPECT_FALSE(make(atomic_class::hdw, 4, 1572864, 63).hashed_bins) << "hdw: one pass only";
-  EXPECT_FALSE(make(atomic_class::cas, 8, 786432, 63).hashed_bins) << "64-bit cas: one pass only";
+  EXPECT_FALSE(make(atomic_class::xcg, 8, 3145728, 63).hashed_bins) << "49932 active bins: too many for two passes";
   EXPECT_TRUE(make(atomic_class::cas, 4, 196608, 16).hashed_bins);
   EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 8).hashed_bins) << "below hashed_min_race_factor";
   EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 0).hashed_bins) << "RF unknown";

@@ -1,10 +1,11 @@
 // The hashed shared-memory strategy (plan::hashed_bins): for a large H whose inputs hit few distinct bins (a told race
 // factor: H / RF active bins, seed 000's model), each block keeps only the active bins in shared memory, found through
-// a hash table, instead of a copy of every bin. One pass over the input where a copy of all H bins would take several
-// passes or the partitioned strategy's extra write and read of the input.
+// a hash table, instead of a copy of every bin: one pass over the input (two for the contended classes where one
+// table has no room) where a copy of all H bins would take several passes or the partitioned strategy's extra write
+// and read of the input.
 //
-// Three kernels:
-//   1. hashed_discover_kernel samples the input (hashed_samples inputs at even strides) and claims a slot in one
+// Three kernels per pass (a chunk of H_chk bins):
+//   1. hashed_discover_kernel samples the input (hashed_samples_per_slot inputs per slot, at even strides) and claims a slot in one
 //      table in global memory for each bin it meets: open addressing, linear probing from a multiplicative hash,
 //      a compare-and-swap of the slot's key. Every block then uses this one table, so that a bin has the same slot
 //      in every block.
@@ -17,9 +18,9 @@
 //      unpacked argmax told RF 63 over Zipf(1.1) input take 23 ms at H = 49152: a rare bin's ~7K updates queued on
 //      one global lock.)
 //   3. hashed_merge_kernel folds the rows slot by slot into dest[key] (as merge_rows_kernel folds the shared
-//      strategy's rows), one thread per slot: no atomics. The blocks' own merges with global atomics (a first version)
-//      retried on the same bins of dest from all 264 blocks at once: seed 000's saturating add, RF 63, H = 196608
-//      took 549 us that way, against 105 us for the hardware atomics' merges (lent H100, 2026-11-27).
+//      strategy's rows), one thread per slot: no atomics. With the blocks' own merges through global atomics (a
+//      first version) the lock class's blocks queued on the same locks of dest: seed 000's unpacked argmax, RF 63,
+//      H = 196608, 1071 us, 576 with rows (lent H100, 2026-11-27, bench/results/2026-11-27-h100-hashed-bins.txt).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,6 @@ namespace ghist::detail {
 inline constexpr int hashed_empty_key = -1;
 inline constexpr int hashed_max_probes = 64;
 inline constexpr int hashed_discover_block = 256;
-
 
 // Fibonacci hashing: the product's high bits are the well-mixed ones; __umulhi scales them to [0, slots).
 __device__ __forceinline__ unsigned hashed_home(int key, int slots) {
