@@ -1126,17 +1126,20 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
 // one (Fibonacci hashing spreads an arithmetic progression).
 inline constexpr double hashed_max_load = 0.5;
 inline constexpr double hashed_max_load_to_fit = 0.7;
+// The classes whose one-pass alternatives are contended at a high race factor: 4-byte cas and the lock class.
+bool hashed_contended_class(const problem& p) {
+  return p.op_class == atomic_class::xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
+}
+// The overrides were checked by validate (M, S and block) or are all 0 (hashed_bins_worth: free_shape).
 bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overrides& o, plan& out) {
-  if (o.hashed_bins < 0 || p.n <= 0 || p.num_bins <= 0 || p.num_bins > std::numeric_limits<int>::max() ||
-      o.S > hashed_max_passes || o.M > hashed_block / 32 || (o.block > 0 && o.block != hashed_block))
+  if (o.hashed_bins < 0 || p.n <= 0 || p.num_bins <= 0 || p.num_bins > std::numeric_limits<int>::max())
     return false;
   const bool xcg = p.op_class == atomic_class::xcg;
   const i64 active =
       p.race_factor > 0 ? std::max<i64>(1, static_cast<i64>(std::floor(p.num_bins / p.race_factor))) : p.num_bins;
-  // Two passes only where the one-pass alternatives are contended (4-byte cas, the lock class): each pass reads the
-  // whole input again. Before another pass, a table up to hashed_max_load_to_fit full.
-  const bool contended = xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
-  const int most_passes = o.S > 0 ? o.S : contended ? hashed_max_passes : 1;
+  // Two passes only for the contended classes: each pass reads the whole input again. Before another pass, a table
+  // up to hashed_max_load_to_fit full.
+  const int most_passes = o.S > 0 ? o.S : hashed_contended_class(p) ? hashed_max_passes : 1;
   // One table per pass, `load` full with a pass's share of the active bins (RF-strided bins spread evenly over the
   // passes' chunks).
   auto fits = [&](int passes, double load) {
@@ -1196,10 +1199,7 @@ bool hashed_bins_worth(const problem& p, const device_info& dev, const plan_over
   if (o.hashed_bins != 0 || !free_shape || p.race_factor_sampled || p.race_factor < hashed_min_race_factor)
     return false;
   if (!use_shared || shared_plan(p, dev, o, k).S > 1) return true;
-  const bool contended_one_pass =
-      p.op_class == atomic_class::xcg || (p.op_class == atomic_class::cas && p.value_bytes <= 4);
-  return contended_one_pass &&
-         shared_chunk_bytes(p, 1, p.num_bins) > shared_budget_for(hashed_block, dev, 2).L;
+  return hashed_contended_class(p) && shared_chunk_bytes(p, 1, p.num_bins) > shared_budget_for(hashed_block, dev, 2).L;
 }
 
 int max_shared_passes(atomic_class c, const planner_constants& k) {
@@ -1269,8 +1269,8 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
     plan pl;
     if (!hashed_bins_plan(p, dev, overrides, pl))
       throw error("plan override hashed_bins = 1: " + std::to_string(p.num_bins) + " bins at RF " +
-                  std::to_string(race_factor_used(p)) + " are too many active bins for the hashed table (or " +
-                  "overrides M, S or block do not allow it)");
+                  std::to_string(race_factor_used(p)) + " are too many active bins for the hashed tables (with " +
+                  "the copies and passes that overrides M and S ask for)");
     return pl;
   }
   switch (overrides.kind) {

@@ -44,28 +44,6 @@ __device__ __forceinline__ unsigned hashed_home(int key, int slots) {
   return __umulhi(static_cast<unsigned>(key) * 0x9E3779B1u, static_cast<unsigned>(slots));
 }
 
-/// Kernel 1: claims a slot of `keys` (global, all hashed_empty_key before) for each sampled input's bin in the pass's
-/// bins [lo, lo + len), keyed by its offset from lo.
-template <class Source>
-__global__ void __launch_bounds__(hashed_discover_block)
-    hashed_discover_kernel(Source src, std::int64_t lo, std::int64_t len, int* keys, int slots, std::int64_t samples) {
-  const std::int64_t stride = src.n / samples > 1 ? src.n / samples : 1;
-  const std::int64_t count = src.n < samples ? src.n : samples;
-  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
-       j += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t bin = src.at(j * stride).bin - lo;
-    if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(len)) continue;
-    const int key = static_cast<int>(bin);
-    unsigned at = hashed_home(key, slots);
-    for (int probe = 0; probe < hashed_max_probes; ++probe) {
-      int seen = *reinterpret_cast<volatile int*>(keys + at);
-      if (seen == hashed_empty_key) seen = atomicCAS(keys + at, hashed_empty_key, key);
-      if (seen == key || seen == hashed_empty_key) break;
-      if (++at == static_cast<unsigned>(slots)) at = 0;
-    }
-  }
-}
-
 /// The slot of bin `key` in the block's copy of the table, read-only probes: the slot; -2 - p when probing met the
 /// empty slot p first (the sample missed the bin: hashed_claim); -1 when no slot is found within hashed_max_probes.
 __device__ __forceinline__ int hashed_lookup(const int* keys, int slots, int key) {
@@ -82,9 +60,10 @@ __device__ __forceinline__ int hashed_lookup(const int* keys, int slots, int key
   return -1;
 }
 
-/// A bin the sample missed claims an empty slot of the block's copy of the table, probing on from `at` (keys only go
-/// from empty to a bin, so the bin is not before it); another thread may claim it first for the same bin. The slot,
-/// or -1. Out of line: it is rare, and the input loop that inlines hashed_lookup is unrolled.
+/// Claims a slot of `keys` for bin `key`, probing on from `at` (keys only go from empty to a bin, so the bin is not
+/// before it); another thread may claim it first for the same bin. The slot, or -1. The sample fills the global
+/// table with it; in a block's copy, a bin the sample missed. Out of line: the block's input loop, which inlines
+/// hashed_lookup, is unrolled, and a claim there is rare.
 inline __device__ __noinline__ int hashed_claim(int* keys, int slots, int key, unsigned at) {
   for (int probe = 0; probe < hashed_max_probes; ++probe) {
     int seen = *reinterpret_cast<volatile int*>(keys + at);
@@ -93,6 +72,22 @@ inline __device__ __noinline__ int hashed_claim(int* keys, int slots, int key, u
     if (++at == static_cast<unsigned>(slots)) at = 0;
   }
   return -1;
+}
+
+/// Kernel 1: claims a slot of `keys` (global, all hashed_empty_key before) for each sampled input's bin in the pass's
+/// bins [lo, lo + len), keyed by its offset from lo.
+template <class Source>
+__global__ void __launch_bounds__(hashed_discover_block)
+    hashed_discover_kernel(Source src, std::int64_t lo, std::int64_t len, int* keys, int slots, std::int64_t samples) {
+  const std::int64_t stride = src.n / samples > 1 ? src.n / samples : 1;
+  const std::int64_t count = src.n < samples ? src.n : samples;
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t bin = src.at(j * stride).bin - lo;
+    if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(len)) continue;
+    const int key = static_cast<int>(bin);
+    hashed_claim(keys, slots, key, hashed_home(key, slots));
+  }
 }
 
 /// hashed_lookup, then hashed_claim where the sample missed the bin.
