@@ -22,6 +22,7 @@
 #include <limits>
 #include <string>
 
+#include "ghist/detail/hashed_tags.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/error.hpp"
@@ -1142,15 +1143,26 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
   const int most_passes = o.S > 0 ? o.S : hashed_contended_class(p) ? hashed_max_passes : 1;
   // One table per pass, `load` full with a pass's share of the active bins (RF-strided bins spread evenly over the
   // passes' chunks).
-  auto fits = [&](int passes, double load) {
+  // Keys of 4 bytes where the table has room, else their 16-bit tags (plan::hashed_tags): a lookup costs a few
+  // instructions more (one more register live, the compare-and-swap loops of the packed argmax spill), and the tags'
+  // room in bigger tables and more copies costs where it is not needed (samples, rows and block set-up grow with the
+  // slots). Lent H100, 2026-11-27, seed 000's input told RF 63, us, tags in every table against 4-byte keys: HDW
+  // H = 196608 / 786432 155 / 193 against 137 / 166 (tables filling the budget), 139-144 / 170-177 against 135 /
+  // 165-175 (as many slots); the packed argmax 49152..786432 233-300 against 214-269 (as many slots); where the tags
+  // let one pass replace two, the saturating add 1572864 261 against 415, and the partitioned strategy, HDW 1572864
+  // 227 against 246-259.
+  auto fits = [&](int passes, double load, int key_bytes) {
     const i64 slots_needed = static_cast<i64>(std::ceil(static_cast<double>(ceil_div(active, passes)) / load));
     for (int per_sm = xcg ? 1 : 2; per_sm >= 1; --per_sm) {
       if (hashed_block * per_sm > dev.max_threads_per_sm) continue;
       const std::size_t bytes = shared_budget_for(hashed_block, dev, per_sm).L / 16 * 16;
+      auto table_bytes = [&](int copies) {
+        return hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies, key_bytes);
+      };
       int copies = o.M > 0 ? o.M : p.op_class == atomic_class::hdw ? 1 : hashed_block / 32;
-      while (o.M <= 0 && copies > 1 && hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) --copies;
-      if (hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies) > bytes) continue;
-      const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies);
+      while (o.M <= 0 && copies > 1 && table_bytes(copies) > bytes) --copies;
+      if (table_bytes(copies) > bytes) continue;
+      const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies, key_bytes);
       plan pl;
       pl.kind = strategy::shared_memory;
       pl.hashed_bins = true;
@@ -1160,7 +1172,9 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
       pl.C = hashed_block / copies;
       pl.grid =
           o.grid > 0 ? o.grid : clamp_to_int(std::min<i64>(ceil_div(p.n, hashed_block), i64{dev.sm_count} * per_sm));
+      pl.hashed_tags = key_bytes == 2;
       set_passes(pl, p.num_bins, passes);
+      if (pl.hashed_tags && !detail::hashed_tags_fit(slots, pl.H_chk)) continue;  // keys too many for their slots
       pl.shared_bytes = bytes;
       pl.temp_bytes = hashed_workspace_bytes(slots, pl.grid, p.value_bytes, p.num_bins, xcg);
       out = pl;
@@ -1170,7 +1184,8 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
   };
   for (int passes = std::max(o.S, 1); passes <= most_passes; ++passes)
     for (const double load : {hashed_max_load, hashed_max_load_to_fit})
-      if (fits(passes, load)) return true;
+      for (const int key_bytes : {4, 2})
+        if (fits(passes, load, key_bytes)) return true;
   return false;
 }
 
@@ -1235,7 +1250,8 @@ std::string plan::to_string() const {
          (hot_slots > 0 ? " hot_slots=" + std::to_string(hot_slots) : std::string()) +
          (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
          (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "") +
-         (dense_second_pass ? " dense_second_pass" : "") + (hashed_bins ? " hashed_bins" : "");
+         (dense_second_pass ? " dense_second_pass" : "") + (hashed_bins ? " hashed_bins" : "") +
+         (hashed_tags ? " hashed_tags" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

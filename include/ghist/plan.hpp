@@ -107,25 +107,27 @@ GHIST_HD constexpr std::size_t staged_ring_bytes(int block) {
 }
 
 /// The hashed shared-memory strategy (plan::hashed_bins, detail/kernel_hashed.cuh): blocks of hashed_block threads
-/// keep a table of `slots` bins in shared memory, the keys (4 bytes each), then `copies` (plan::M) arrays of their
-/// values from the next 16-byte boundary, then for the lock class a lock bit per value, 32 to a word.
+/// keep a table of `slots` bins in shared memory, the keys (key_bytes each: 4, or 2 for their tags, plan::hashed_tags,
+/// detail/hashed_tags.hpp), then `copies` (plan::M) arrays of their values from the next 16-byte boundary, then for
+/// the lock class a lock bit per value, 32 to a word.
 inline constexpr int hashed_block = 1024;
 /// The most passes (chunks of H_chk bins, a table each) of a hashed plan.
 inline constexpr int hashed_max_passes = 2;
-GHIST_HD constexpr std::size_t hashed_values_offset(std::int64_t slots) {
-  return (static_cast<std::size_t>(slots) * 4 + 15) / 16 * 16;
+GHIST_HD constexpr std::size_t hashed_values_offset(std::int64_t slots, int key_bytes) {
+  return (static_cast<std::size_t>(slots) * static_cast<std::size_t>(key_bytes) + 15) / 16 * 16;
 }
-GHIST_HD constexpr std::size_t hashed_locks_offset(std::int64_t slots, std::size_t value_bytes, int copies) {
-  return hashed_values_offset(slots) +
+GHIST_HD constexpr std::size_t hashed_locks_offset(std::int64_t slots, std::size_t value_bytes, int copies,
+                                                   int key_bytes) {
+  return hashed_values_offset(slots, key_bytes) +
          (static_cast<std::size_t>(copies) * static_cast<std::size_t>(slots) * value_bytes + 15) / 16 * 16;
 }
 GHIST_HD constexpr std::size_t hashed_table_bytes(std::int64_t slots, std::size_t value_bytes, bool locked,
-                                                  int copies) {
-  return hashed_locks_offset(slots, value_bytes, copies) +
+                                                  int copies, int key_bytes) {
+  return hashed_locks_offset(slots, value_bytes, copies, key_bytes) +
          (locked ? static_cast<std::size_t>((copies * slots + 31) / 32) * 4 : 0);
 }
-/// Its workspace: the table's keys, then grid rows of `slots` values, then for the lock class a lock per bin of dest
-/// (the updates of bins without a slot), each part 256-byte aligned.
+/// Its workspace: the table's keys (4 bytes each), then grid rows of `slots` values, then for the lock class a lock
+/// per bin of dest (the updates of bins without a slot), each part 256-byte aligned.
 GHIST_HD constexpr std::size_t hashed_rows_offset(std::int64_t slots) {
   return (static_cast<std::size_t>(slots) * 4 + 255) / 256 * 256;
 }
@@ -141,11 +143,12 @@ GHIST_HD constexpr std::size_t hashed_workspace_bytes(std::int64_t slots, int gr
 /// Inputs the hashed strategy's first kernel samples per slot of its table (at most every input).
 inline constexpr int hashed_samples_per_slot = 16;
 /// The most slots whose table of `copies` fits `bytes`.
-GHIST_HD constexpr std::int64_t hashed_slots_for(std::size_t bytes, std::size_t value_bytes, bool locked,
-                                                 int copies) {
-  std::int64_t slots = static_cast<std::int64_t>(
-      bytes * 8 / (32 + 8 * static_cast<std::size_t>(copies) * value_bytes + (locked ? copies : 0)));
-  while (slots > 0 && hashed_table_bytes(slots, value_bytes, locked, copies) > bytes) --slots;
+GHIST_HD constexpr std::int64_t hashed_slots_for(std::size_t bytes, std::size_t value_bytes, bool locked, int copies,
+                                                 int key_bytes) {
+  const std::size_t bits_per_slot = 8 * static_cast<std::size_t>(key_bytes) +
+                                    8 * static_cast<std::size_t>(copies) * value_bytes + (locked ? copies : 0);
+  std::int64_t slots = static_cast<std::int64_t>(bytes * 8 / bits_per_slot);
+  while (slots > 0 && hashed_table_bytes(slots, value_bytes, locked, copies, key_bytes) > bytes) --slots;
   return slots;
 }
 
@@ -218,6 +221,10 @@ struct plan {
   /// hashed_block), in S passes over chunks of H_chk bins (at most hashed_max_passes), for a large H over few active
   /// bins (a told race factor: H / RF; detail/kernel_hashed.cuh; src/planner.cpp, hashed_bins_plan, the measurements).
   bool hashed_bins = false;
+  /// hashed_bins: the table keeps 16-bit tags of its keys (detail/hashed_tags.hpp) instead of 4-byte keys, where a
+  /// table of 4-byte keys has no room (a lookup costs a few instructions more).
+  bool hashed_tags = false;
+  int hashed_key_bytes() const { return hashed_tags ? 2 : 4; }
 
   std::string to_string() const;
 };

@@ -361,6 +361,12 @@ TEST(Sanitizer, SmallCases) {
       c.stride = 63;
       check_against_cpu<ghist::plus<std::uint32_t>>(c);
       check_against_cpu<saturating_add24>(c);
+      // 16-bit tags (plan::hashed_tags): 24966 active bins; over every bin, tags the blocks claim themselves.
+      test_case tagged{d, 300007, 1572869, ghist::strategy::automatic, how};
+      tagged.race_factor = 63;
+      tagged.hashed = 1;
+      tagged.stride = d == distribution::uniform ? 63 : 1;
+      check_against_cpu<saturating_add24>(tagged);
     }
   // The tile layout's dense second pass for 32-bit cas (1024-thread blocks, two per SM), told RF 1 on skewed input.
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
@@ -827,6 +833,31 @@ void hashed_bins_cases() {
       }
     }
 }
+// The same tables with 16-bit tags of their keys (plan::hashed_tags, detail/hashed_tags.hpp), which the planner takes
+// where 4-byte keys leave no room: 24966 active bins at 0.7 load in one pass (4-byte values). Seed 000's strided input,
+// and input over every bin (stride 1), whose bins the sample mostly misses: the blocks claim tags for them and recover
+// their keys from the tags at the end (hashed_shape::key_of). Every distribution, element and index inputs.
+template <class Op>
+void hashed_tags_cases() {
+  const std::int64_t n = (1 << 20) + 7, H = 1572869;
+  ghist::options opts;
+  opts.race_factor = 63;
+  const auto pl = ghist::plan_for<Op>(n, H, opts);
+  ASSERT_TRUE(pl.hashed_bins && pl.hashed_tags && pl.S == 1) << pl.to_string();
+  int k = 0;
+  for (const int stride : {63, 1})
+    for (distribution d : all_distributions) {
+      const auto how = (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate;
+      test_case c{d, n, H, ghist::strategy::automatic, how};
+      c.race_factor = 63;
+      c.hashed = 1;
+      c.stride = stride;
+      c.indexed = k % 3 == 0;
+      check_against_cpu<Op>(c);
+    }
+}
+TEST(GpuVsCpu, HashedTagsSaturatingAdd) { hashed_tags_cases<saturating_add24>(); }
+TEST(GpuVsCpu, HashedTagsCount) { hashed_tags_cases<ghist::plus<std::uint32_t>>(); }
 TEST(GpuVsCpu, HashedBinsSaturatingAdd) { hashed_bins_cases<saturating_add24>(); }
 TEST(GpuVsCpu, HashedBinsPackedArgmax) { hashed_bins_cases<packed_argmax>(); }
 TEST(GpuVsCpu, HashedBinsUnpackedArgmax) { hashed_bins_cases<unpacked_argmax>(); }

@@ -1305,8 +1305,8 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
 }
 
 // plan::hashed_bins: a told race factor of 16 or more over few enough active bins (H / RF) for a table per block at
-// half load (0.7 before another pass), where the shared strategy would leave one pass (or, for 4-byte cas and the lock class, one whose copy of
-// all H bins does not fit two blocks per SM). Two blocks per SM where the table fits (the lock class: one), the most
+// half load (0.7 before another pass; 4-byte keys, else their tags), where the shared strategy would leave one pass
+// (or, for 4-byte cas and the lock class, one whose copy of all H bins does not fit two blocks per SM). Two blocks per SM where the table fits (the lock class: one), the most
 // copies of the values that fit up to one per warp (hardware atomics: one copy).
 TEST(PlannerH100, HashedBinsForFewActiveBins) {
   const device_info dev = device_info::h100_sxm();
@@ -1323,9 +1323,9 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_EQ(cas.block, ghist::hashed_block);
   EXPECT_EQ(cas.grid, 264);
   EXPECT_EQ(cas.M, 3);  // 6240 x (4 + 3 x 4) bytes fit a block's 113 KiB; 4 copies do not
-  const std::int64_t slots = ghist::hashed_slots_for(cas.shared_bytes, 4, false, cas.M);
+  const std::int64_t slots = ghist::hashed_slots_for(cas.shared_bytes, 4, false, cas.M, cas.hashed_key_bytes());
   EXPECT_GE(slots, 6240);
-  EXPECT_LE(ghist::hashed_table_bytes(slots, 4, false, cas.M), cas.shared_bytes);
+  EXPECT_LE(ghist::hashed_table_bytes(slots, 4, false, cas.M, cas.hashed_key_bytes()), cas.shared_bytes);
   EXPECT_EQ(cas.temp_bytes, ghist::hashed_workspace_bytes(slots, 264, 4, 196608, false));
   EXPECT_NE(cas.to_string().find("hashed_bins"), std::string::npos);
 
@@ -1341,22 +1341,29 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   ASSERT_TRUE(xcg.hashed_bins) << xcg.to_string();
   EXPECT_EQ(xcg.grid, 132);
   EXPECT_EQ(xcg.M, 32);
-  EXPECT_EQ(xcg.temp_bytes, ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32), 132,
-                                                          8, 24576, true));
+  EXPECT_EQ(xcg.temp_bytes,
+            ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32, 4), 132, 8, 24576, true));
   // 12483 active bins: the lock class's 8-byte values fit one table only at 0.7 load (hashed_max_load_to_fit).
   const plan fuller = make(atomic_class::xcg, 8, 786432, 63);
   EXPECT_TRUE(fuller.hashed_bins);
   EXPECT_EQ(fuller.S, 1);
-  EXPECT_GE(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M), 12483 / 0.7);
-  EXPECT_LT(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M), 2 * 12483);
+  EXPECT_GE(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M, fuller.hashed_key_bytes()), 12483 / 0.7);
+  EXPECT_LT(ghist::hashed_slots_for(fuller.shared_bytes, 8, true, fuller.M, fuller.hashed_key_bytes()), 2 * 12483);
   const plan two = make(atomic_class::xcg, 8, 1572864, 63);  // 24966: two passes, each table 0.7 full
   EXPECT_TRUE(two.hashed_bins);
   EXPECT_EQ(two.S, 2);
   EXPECT_EQ(two.H_chk, 786432);
-  EXPECT_EQ(make(atomic_class::cas, 4, 1572864, 63).S, 2);
+  EXPECT_FALSE(two.hashed_tags);
+  EXPECT_FALSE(cas.hashed_tags) << "4-byte keys where they fit";
+  // 24966 active bins at 0.7 load: 4-byte keys and values need 285 KB, their tags and values 214 KB (one pass).
+  const plan tagged = make(atomic_class::cas, 4, 1572864, 63);
+  EXPECT_TRUE(tagged.hashed_tags) << tagged.to_string();
+  EXPECT_EQ(tagged.S, 1);
+  EXPECT_GE(ghist::hashed_slots_for(tagged.shared_bytes, 4, false, tagged.M, 2), 24966 / 0.7);
+  EXPECT_NE(tagged.to_string().find("hashed_tags"), std::string::npos);
   EXPECT_TRUE(make(atomic_class::cas, 8, 786432, 63).hashed_bins);
   EXPECT_FALSE(make(atomic_class::cas, 8, 1572864, 63).hashed_bins) << "64-bit cas: one pass only";
-  EXPECT_FALSE(make(atomic_class::hdw, 4, 1572864, 63).hashed_bins) << "hdw: one pass only";
+  EXPECT_TRUE(make(atomic_class::hdw, 4, 1572864, 63).hashed_tags) << "hdw: one pass, with tags";
   EXPECT_FALSE(make(atomic_class::xcg, 8, 3145728, 63).hashed_bins) << "49932 active bins: too many for two passes";
   EXPECT_TRUE(make(atomic_class::cas, 4, 196608, 16).hashed_bins);
   EXPECT_FALSE(make(atomic_class::cas, 4, 196608, 8).hashed_bins) << "below hashed_min_race_factor";

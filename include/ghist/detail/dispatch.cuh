@@ -226,13 +226,15 @@ void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std:
                    mode how, scratch_space& scratch, cudaStream_t stream) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
-  const std::int64_t slots = pl.M >= 1 ? hashed_slots_for(pl.shared_bytes, sizeof(T), xcg, pl.M) : 0;
+  const std::int64_t slots =
+      pl.M >= 1 ? hashed_slots_for(pl.shared_bytes, sizeof(T), xcg, pl.M, pl.hashed_key_bytes()) : 0;
   if (pl.block != hashed_block || pl.M < 1 || pl.M > hashed_block / 32 || slots < 1 || pl.H_chk < 1 ||
       pl.H_chk > INT32_MAX || pl.S < (num_bins + pl.H_chk - 1) / pl.H_chk ||
+      (pl.hashed_tags && !hashed_tags_fit(slots, pl.H_chk)) ||
       pl.temp_bytes < hashed_workspace_bytes(slots, pl.grid, sizeof(T), num_bins, xcg))
     throw error("a hashed plan needs blocks of " + std::to_string(hashed_block) + " threads, a copy per warp at " +
-                "most, room for a slot, passes of at most 2^31 - 1 bins that cover H and its workspace (" +
-                pl.to_string() + ")");
+                "most, room for a slot, enough slots to tell the keys' tags apart, passes of at most 2^31 - 1 bins " +
+                "that cover H and its workspace (" + pl.to_string() + ")");
   if (how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
   auto* base = static_cast<unsigned char*>(scratch.get(pl.temp_bytes));
   int* keys = reinterpret_cast<int*>(base);
@@ -246,17 +248,18 @@ void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std:
   const auto discover_grid = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>(pl.grid, (std::min(samples, src.n) + hashed_discover_block - 1) /
                                              hashed_discover_block)));
-  auto kernel = hashed_shared_kernel<Source, Op>;
+  auto kernel =
+      pl.hashed_tags ? hashed_shared_kernel<Source, Op, std::uint16_t> : hashed_shared_kernel<Source, Op, int>;
   allow_dynamic_shared(kernel, pl.shared_bytes);
   const auto folds = static_cast<unsigned>((slots + 31) / 32);
+  const hashed_shape shape = hashed_shape_for(slots, pl.H_chk);
   for (std::int64_t lo = 0; lo < num_bins; lo += pl.H_chk) {
     const std::int64_t len = std::min(pl.H_chk, num_bins - lo);
     GHIST_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<std::size_t>(slots) * sizeof(int), stream));  // -1
-    hashed_discover_kernel<<<discover_grid, hashed_discover_block, 0, stream>>>(src, lo, len, keys,
-                                                                                static_cast<int>(slots), samples);
+    hashed_discover_kernel<<<discover_grid, hashed_discover_block, 0, stream>>>(src, lo, len, keys, shape, samples);
     GHIST_CUDA_CHECK(cudaGetLastError());
-    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, lo, len, keys,
-                                                           static_cast<int>(slots), pl.M, rows);
+    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, lo, len, keys, shape, pl.M,
+                                                           rows);
     GHIST_CUDA_CHECK(cudaGetLastError());
     hashed_merge_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, keys,
                                                                            static_cast<int>(slots), op, dest + lo);
