@@ -11,12 +11,13 @@
 //      bin has the same slot in every block.
 //   2. hashed_shared_kernel: each block copies the table's keys into shared memory (where 4-byte keys leave no
 //      room, their 16-bit tags: hashed_tags.hpp), keeps values per slot there, and for each input finds its bin's
-//      slot and updates the value with the operator class's shared-memory update. A bin the sample missed claims an empty slot of the block's copy (as the sample
-//      did in the global table), and the block merges it into dest itself at the end with the global update, once
-//      per bin (a tag's key recovered from it); only a bin that finds no slot at all (the table full) goes to dest
-//      input by input. At the end the block writes the values of the sample's slots to its row of the workspace.
-//      (Missed bins sent to dest input by input made seed 000's unpacked argmax told RF 63 over Zipf(1.1) input take
-//      23 ms at H = 49152: a rare bin's ~7K updates queued on one global lock.)
+//      slot and updates the value with the operator class's shared-memory update. A bin the sample missed claims an
+//      empty slot of the block's copy (as the sample did in the global table), and the block merges it into dest
+//      itself at the end with the global update, once per bin (a tag's key recovered from it); only a bin that finds
+//      no slot at all (the table full) goes to dest input by input. At the end the block writes the values of the
+//      sample's slots to its row of the workspace. (Missed bins sent to dest input by input made seed 000's unpacked
+//      argmax told RF 63 over Zipf(1.1) input take 23 ms at H = 49152: a rare bin's ~7K updates queued on one global
+//      lock.)
 //   3. hashed_merge_kernel folds the rows slot by slot into dest[key] (as merge_rows_kernel folds the shared
 //      strategy's rows), one thread per slot: no atomics. With the blocks' own merges through global atomics (a
 //      first version) the lock class's blocks queued on the same locks of dest: seed 000's unpacked argmax, RF 63,
@@ -39,39 +40,40 @@ namespace ghist::detail {
 inline constexpr int hashed_discover_block = 256;
 
 /// Claims a slot of `keys` (4-byte keys: the global table, or a block's table without tags) for bin `key`, probing
-/// on from displacement `d` (keys only go from empty to a bin, so the bin is not before the first empty slot
-/// hashed_lookup met); another thread may claim the slot first for the same bin. The slot, or -1 when the slots up
-/// to hashed_max_probes hold other bins. Out of line: the block's input loop, which inlines hashed_lookup, is
-/// unrolled, and a claim there is rare.
-inline __device__ __noinline__ int hashed_claim(int* keys, hashed_shape shape, int key, int d) {
-  unsigned at = (shape.home(shape.spread(key)) + static_cast<unsigned>(d)) % static_cast<unsigned>(shape.slots);
-  for (; d < hashed_max_probes; ++d) {
+/// on from slot `at` (keys only go from empty to a bin, so the bin is not before the first empty slot hashed_lookup
+/// met); another thread may claim the slot first for the same bin. The slot, or -1 when hashed_max_probes slots hold
+/// other bins. Out of line: the block's input loop, which inlines hashed_lookup, is unrolled, and a claim there is
+/// rare. (The 4-byte keys' functions take the slots and a slot as before the tags: passing the table's shape and a
+/// displacement instead cost the saturating add 8% at H = 196608, RF 63, the packed argmax 7% at 786432: 231-234 ->
+/// 251-254 and 265-270 -> 283-290 us, lent H100.)
+inline __device__ __noinline__ int hashed_claim(int* keys, int slots, int key, unsigned at) {
+  for (int probe = 0; probe < hashed_max_probes; ++probe) {
     int seen = *reinterpret_cast<volatile int*>(keys + at);
     if (seen == hashed_empty_key) seen = atomicCAS(keys + at, hashed_empty_key, key);
     if (seen == key || seen == hashed_empty_key) return static_cast<int>(at);
-    if (++at == static_cast<unsigned>(shape.slots)) at = 0;
+    if (++at == static_cast<unsigned>(slots)) at = 0;
   }
   return -1;
 }
 
-/// The slot of bin `key` in a block's 4-byte keys, read-only probes: the slot; -2 - d when probing met an empty slot
-/// at displacement d first (the sample missed the bin: hashed_claim); -1 when no slot is found within
-/// hashed_max_probes.
-__device__ __forceinline__ int hashed_lookup(const int* keys, hashed_shape shape, int key) {
-  unsigned at = shape.home(shape.spread(key));
-  for (int d = 0; d < hashed_max_probes; ++d) {
+/// The slot of bin `key` in a block's 4-byte keys, read-only probes: the slot; -2 - p when probing met the empty slot
+/// p first (the sample missed the bin: hashed_claim); -1 when no slot is found within hashed_max_probes.
+__device__ __forceinline__ int hashed_lookup(const int* keys, int slots, int key) {
+  unsigned at = hashed_shape{slots, 0}.home(hashed_shape::spread(key));
+  for (int probe = 0; probe < hashed_max_probes; ++probe) {
     // A plain load: a key, once set, never changes; a stale empty slot only sends the bin to hashed_claim, which
     // reads again. (Volatile loads here, which the compiler may not batch, cost HDW 10-15%: 123 -> 142 us at
     // H = 196608, RF 63.)
     const int seen = keys[at];
     if (seen == key) return static_cast<int>(at);
-    if (seen == hashed_empty_key) return -2 - d;
-    if (++at == static_cast<unsigned>(shape.slots)) at = 0;
+    if (seen == hashed_empty_key) return -2 - static_cast<int>(at);
+    if (++at == static_cast<unsigned>(slots)) at = 0;
   }
   return -1;
 }
 
-/// hashed_lookup of a block's 16-bit tags (plan::hashed_tags), the same results.
+/// hashed_lookup of a block's 16-bit tags (plan::hashed_tags): the slot; -2 - d when probing met an empty slot at
+/// displacement d first; -1 when no slot is found.
 __device__ __forceinline__ int hashed_lookup(const std::uint16_t* tags, hashed_shape shape, int key) {
   const unsigned spread = shape.spread(key);
   unsigned at = shape.home(spread);
@@ -85,8 +87,8 @@ __device__ __forceinline__ int hashed_lookup(const std::uint16_t* tags, hashed_s
   return -1;
 }
 
-/// hashed_claim in a block's 16-bit tags: a compare-and-swap of the tag's 32-bit word (portable where 16-bit ones are
-/// not).
+/// hashed_claim in a block's 16-bit tags, probing on from displacement `d`: a compare-and-swap of the tag's 32-bit
+/// word (portable where 16-bit ones are not).
 inline __device__ __noinline__ int hashed_claim(std::uint16_t* tags, hashed_shape shape, int key, int d) {
   const unsigned spread = shape.spread(key);
   unsigned at = (shape.home(spread) + static_cast<unsigned>(d)) % static_cast<unsigned>(shape.slots);
@@ -120,15 +122,18 @@ __global__ void __launch_bounds__(hashed_discover_block)
        j += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t bin = src.at(j * stride).bin - lo;
     if (static_cast<std::uint64_t>(bin) >= static_cast<std::uint64_t>(len)) continue;
-    hashed_claim(keys, shape, static_cast<int>(bin), 0);
+    hashed_claim(keys, shape.slots, static_cast<int>(bin), shape.home(hashed_shape::spread(static_cast<int>(bin))));
   }
 }
 
-/// hashed_lookup, then hashed_claim where the sample missed the bin; Key: int (4-byte keys) or std::uint16_t (tags).
-template <class Key>
-__device__ __forceinline__ int hashed_slot_of(Key* table, hashed_shape shape, int key) {
-  const int s = hashed_lookup(table, shape, key);
-  return s >= -1 ? s : hashed_claim(table, shape, key, -2 - s);
+/// hashed_lookup, then hashed_claim where the sample missed the bin: in 4-byte keys or in tags.
+__device__ __forceinline__ int hashed_slot_of(int* keys, hashed_shape shape, int key) {
+  const int s = hashed_lookup(keys, shape.slots, key);
+  return s >= -1 ? s : hashed_claim(keys, shape.slots, key, static_cast<unsigned>(-2 - s));
+}
+__device__ __forceinline__ int hashed_slot_of(std::uint16_t* tags, hashed_shape shape, int key) {
+  const int s = hashed_lookup(tags, shape, key);
+  return s >= -1 ? s : hashed_claim(tags, shape, key, -2 - s);
 }
 
 /// Kernel 2. Shared memory: the global table's keys (Key = int), or their tags (Key = std::uint16_t, hashed_tags.hpp;
