@@ -273,15 +273,15 @@ TEST(PlannerH100, Switch) {
     // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
     // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4. At RF 63 H = 49152 and
     // 196608 (780 and 3120 active bins) take the hashed tables (M: their copies; H = 49152 of hdw keeps its one pass),
-    // and 32-bit cas and the lock class at H = 1572864 two passes of them (24966 active bins); hdw takes them in
-    // one pass only.
+    // and at H = 1572864 (24966 active bins) 32-bit cas and hdw one pass with 16-bit tags of the keys
+    // (plan::hashed_tags), the lock class two passes of 4-byte keys.
     SCOPED_TRACE("RF=" + std::to_string(rf));
     const bool sparse = rf > 1;
     EXPECT_EQ(auto_row(hs, atomic_class::hdw, rf, dev),
-              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,1 global:4,1"
+              sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,1 shared:1,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 shared:1,2"
+              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 shared:1,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
