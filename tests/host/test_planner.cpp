@@ -1306,8 +1306,9 @@ TEST(PlannerH100, PartitionedWarpPrivateLockClass) {
 
 // plan::hashed_bins: a told race factor of 16 or more over few enough active bins (H / RF) for a table per block at
 // half load (0.7 before another pass; 4-byte keys, else their tags), where the shared strategy would leave one pass
-// (or, for 4-byte cas and the lock class, one whose copy of all H bins does not fit two blocks per SM). Two blocks per SM where the table fits (the lock class: one), the most
-// copies of the values that fit up to one per warp (hardware atomics: one copy).
+// (or, for 4-byte cas and the lock class, one whose copy of all H bins does not fit two blocks per SM). Two blocks
+// per SM where the table fits (the lock class: one), the most copies of the values that fit up to one per warp
+// (hardware atomics: one copy).
 TEST(PlannerH100, HashedBinsForFewActiveBins) {
   const device_info dev = device_info::h100_sxm();
   auto make = [&](atomic_class c, std::size_t value_bytes, std::int64_t H, double rf, const plan_overrides& o = {}) {
@@ -1342,7 +1343,8 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_EQ(xcg.grid, 132);
   EXPECT_EQ(xcg.M, 32);
   EXPECT_EQ(xcg.temp_bytes,
-            ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32, 4), 132, 8, 24576, true));
+            ghist::hashed_workspace_bytes(ghist::hashed_slots_for(xcg.shared_bytes, 8, true, 32, 4), 132, 8, 24576,
+                                          true));
   // 12483 active bins: the lock class's 8-byte values fit one table only at 0.7 load (hashed_max_load_to_fit).
   const plan fuller = make(atomic_class::xcg, 8, 786432, 63);
   EXPECT_TRUE(fuller.hashed_bins);

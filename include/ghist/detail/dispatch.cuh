@@ -248,8 +248,16 @@ void launch_hashed(const Source& src, Op op, typename Op::value_type* dest, std:
   const auto discover_grid = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>(pl.grid, (std::min(samples, src.n) + hashed_discover_block - 1) /
                                              hashed_discover_block)));
-  auto kernel =
-      pl.hashed_tags ? hashed_shared_kernel<Source, Op, std::uint16_t> : hashed_shared_kernel<Source, Op, int>;
+  // A grid of one block per SM at most takes the instance made for one (launch bounds of one 1024-thread block: up
+  // to 64 registers, no spills). Lent H100, 2026-11-27, seed 000's input told RF 63, us, against the instance for
+  // two blocks per SM (32 registers): the packed argmax H = 393216 / 786432 265-268 / 300-308 -> 211 / 243, the
+  // saturating add 1572864 256-258 -> 240-247, HDW 1572864 222-226 -> 216, the unpacked argmax within 1-4%
+  // (bench/results/2026-11-27-h100-hashed-tags.txt, section 5).
+  const bool one_per_sm = pl.grid <= device_info::current().sm_count;
+  auto kernel = pl.hashed_tags ? (one_per_sm ? hashed_shared_kernel<Source, Op, std::uint16_t, 1>
+                                             : hashed_shared_kernel<Source, Op, std::uint16_t, 2>)
+                               : (one_per_sm ? hashed_shared_kernel<Source, Op, int, 1>
+                                             : hashed_shared_kernel<Source, Op, int, 2>);
   allow_dynamic_shared(kernel, pl.shared_bytes);
   const auto folds = static_cast<unsigned>((slots + 31) / 32);
   const hashed_shape shape = hashed_shape_for(slots, pl.H_chk);
