@@ -138,11 +138,10 @@ __device__ __forceinline__ int hashed_slot_of(std::uint16_t* tags, hashed_shape 
 
 /// Kernel 2. Shared memory: the global table's keys (Key = int), or their tags (Key = std::uint16_t, hashed_tags.hpp;
 /// plan::hashed_tags), then `copies` arrays of values from hashed_values_offset (warp w updates copy w % copies:
-/// fewer threads at once on a value), then for the
-/// lock class a lock bit per value, 32 to a word (as shared_memory_kernel's copies). BlocksPerSm: 2 (32 registers a
-/// thread), or 1 where the grid has a block per SM at most (up to 64: launch_hashed). rows: gridDim.x rows of `slots`
-/// values. One pass: the bins [lo, lo + len), keyed by their offset from lo; dest and dest_locks are the whole
-/// histogram's.
+/// fewer threads at once on a value), then for the lock class a lock bit per value, 32 to a word (as
+/// shared_memory_kernel's copies). BlocksPerSm: 2 (32 registers a thread), or 1 where the grid has a block per SM at
+/// most (up to 64: launch_hashed). rows: gridDim.x rows of `slots` values. One pass: the bins [lo, lo + len),
+/// keyed by their offset from lo; dest and dest_locks are the whole histogram's.
 template <class Source, class Op, class Key, int BlocksPerSm>
 __global__ void __launch_bounds__(hashed_block, BlocksPerSm)
     hashed_shared_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks, std::int64_t lo,
