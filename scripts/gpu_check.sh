@@ -3,7 +3,8 @@
 #   1. build for sm_90 (skipped with --no-build when a carried build folder is used),
 #   2. all host and GPU tests,
 #   3. compute-sanitizer memcheck and racecheck on a short subset (Sanitizer.*, the error tests; the lock class's
-#      shared-memory locks, SanitizerLocks.*, under memcheck and synccheck only: racecheck does not model locks),
+#      shared-memory locks, SanitizerLocks.*, under memcheck and synccheck only: racecheck does not model locks;
+#      the huge histograms' and the byte kernels' own subsets),
 #   4. which atomic instructions sm_90 got for each operator class (SASS of the test binary),
 #   5. the benchmark summary (when the benchmark was built),
 # and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
@@ -69,6 +70,15 @@ run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --e
 [ -x "$tests/huge/ghist_gpu_huge_tests" ] &&
   run_step "sanitizer racecheck (huge)" racecheck_huge.log compute-sanitizer --tool racecheck --error-exitcode 9 \
     "$tests/huge/ghist_gpu_huge_tests" --gtest_filter='HugeSanitizer.*' --gtest_brief=1
+# The byte kernels (pair counters with their atomics and flushes, tails split over the blocks, blocks adding into
+# the bins): small inputs of every distribution and misaligned starts.
+if [ -x "$tests/bytes/ghist_gpu_bytes_tests" ]; then
+  bytes_subset='ByteTunings.PairCountersFlushEveryTile:ByteTunings.PairCountersQuarterAtomicsFlushEveryTile:ByteHistogramGpu.ZeroSamples'
+  run_step "sanitizer memcheck (bytes)" memcheck_bytes.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$tests/bytes/ghist_gpu_bytes_tests" --gtest_filter="$bytes_subset" --gtest_brief=1
+  run_step "sanitizer racecheck (bytes)" racecheck_bytes.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$tests/bytes/ghist_gpu_bytes_tests" --gtest_filter="$bytes_subset" --gtest_brief=1
+fi
 run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1
 run_step "sanitizer synccheck" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \

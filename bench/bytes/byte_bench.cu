@@ -57,6 +57,12 @@ void run_tuned(const std::uint8_t* d, std::int64_t n, std::uint64_t* hist, int b
 }
 
 const tuned_variant tuned_variants[] = {
+    {"pair unroll 4", byte_method::packed_counters,
+     run_tuned<bytes::pair_counters_unroll4_tuning, bytes::shared_atomics_tuning>},
+    {"pair 1/4 atomics", byte_method::packed_counters,
+     run_tuned<bytes::pair_counters_quarter_atomics_tuning, bytes::shared_atomics_tuning>},
+    {"pair no atomics", byte_method::packed_counters,
+     run_tuned<bytes::pair_counters_no_atomics_tuning, bytes::shared_atomics_tuning>},
     {"packed 8-bit", byte_method::packed_counters,
      run_tuned<bytes::packed8_tuning, bytes::shared_atomics_tuning>},
     {"packed atomic-inc", byte_method::packed_counters,

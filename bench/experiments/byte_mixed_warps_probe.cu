@@ -29,10 +29,46 @@
 #include "probe_check.cuh"
 
 namespace bytes = ghist::detail::bytes;
+// The pair counters' layout as the library had it when this probe ran (2026-11-27): row r of lane l at r * 128 + l * 4
+// from the warp's 16 KiB, a byte's bits 0..6 on address bits 7..13 and its bit 7 on bit 14 (14-bit totals). Kept
+// here so that the probe still measures what it measured; the library now puts rows at bit 8 (pair_counters.cuh).
+constexpr unsigned pair_total_bits = 14;
+constexpr int pair_max_count = (1 << pair_total_bits) - 1;
+
+template <int K>
+__device__ __forceinline__ unsigned place_byte_at_bit7(unsigned w) {
+  if constexpr (K == 0) return w << 7;
+  else return w >> (8 * K - 7);
+}
+
+__device__ __forceinline__ void count_pair_at_bit7(char* columns, unsigned lane_offset, unsigned one, unsigned s0,
+                                                   unsigned s1) {
+  auto* p0 = reinterpret_cast<unsigned*>(columns + ((s0 & 0x3f80u) | lane_offset));
+  auto* p1 = reinterpret_cast<unsigned*>(columns + ((s1 & 0x3f80u) | lane_offset));
+  const unsigned c0 = *p0, c1 = *p1;
+  const unsigned n0 = c0 + ((s0 & (1u << pair_total_bits)) | one);
+  *p0 = n0;
+  *p1 = (p0 == p1 ? n0 : c1) + ((s1 & (1u << pair_total_bits)) | one);
+}
+
+template <int K>
+__device__ __forceinline__ void count_byte_k_at_bit7(char* columns, unsigned lane_offset, unsigned one,
+                                                     const uint4& v) {
+  count_pair_at_bit7(columns, lane_offset, one, place_byte_at_bit7<K>(v.x), place_byte_at_bit7<K>(v.y));
+  count_pair_at_bit7(columns, lane_offset, one, place_byte_at_bit7<K>(v.z), place_byte_at_bit7<K>(v.w));
+}
+
+__device__ __forceinline__ void count_vector_pairs(char* columns, unsigned lane_offset, unsigned one,
+                                                   const uint4& v) {
+  count_byte_k_at_bit7<0>(columns, lane_offset, one, v);
+  count_byte_k_at_bit7<1>(columns, lane_offset, one, v);
+  count_byte_k_at_bit7<2>(columns, lane_offset, one, v);
+  count_byte_k_at_bit7<3>(columns, lane_offset, one, v);
+}
 
 constexpr int chunk_unroll = 4;                       // vectors per lane per chunk
 constexpr int chunk_vectors = 32 * chunk_unroll;      // one warp's chunk: 2 KiB
-constexpr int flush_chunks = bytes::max_pair_count / (chunk_unroll * 16);
+constexpr int flush_chunks = pair_max_count / (chunk_unroll * 16);
 
 /// The pair columns of one warp into the call's totals (64-bit atomics; a warp flushes a handful of times per call).
 __device__ void flush_columns_to_totals(unsigned* warp_columns, unsigned long long* totals) {
@@ -45,8 +81,8 @@ __device__ void flush_columns_to_totals(unsigned* warp_columns, unsigned long lo
       const int c = (j + lane) % 32;
       const unsigned w = row[c];
       row[c] = 0;
-      total += w & bytes::max_pair_count;
-      high += w >> bytes::pair_total_bits;
+      total += w & pair_max_count;
+      high += w >> pair_total_bits;
     }
     if (total != high) atomicAdd(&totals[r], static_cast<unsigned long long>(total - high));
     if (high != 0) atomicAdd(&totals[r + bytes::pair_rows], static_cast<unsigned long long>(high));
@@ -132,7 +168,7 @@ __global__ void __launch_bounds__((P + A) * 32, 1) mixed_kernel(const uint4* vec
         pending = 0;
       }
 #pragma unroll
-      for (int j = 0; j < chunk_unroll; ++j) bytes::count_vector_pairs(columns, lane_offset, one, v[j]);
+      for (int j = 0; j < chunk_unroll; ++j) count_vector_pairs(columns, lane_offset, one, v[j]);
       ++pending;
     });
     flush_columns_to_totals(warp_columns, totals);
@@ -158,7 +194,7 @@ __global__ void __launch_bounds__(384, 1) pair_deep_kernel(const uint4* vec, lon
                                                         unsigned long long* totals) {
   constexpr int Block = 384;
   constexpr long long tile_vectors = Block * U;
-  constexpr int flush_tiles = bytes::max_pair_count / (U * 16);
+  constexpr int flush_tiles = pair_max_count / (U * 16);
   extern __shared__ unsigned sh[];
   constexpr int words = 12 * (bytes::pair_column_bytes / 4);
   for (int k = threadIdx.x; k < words; k += Block) sh[k] = 0;
@@ -190,7 +226,7 @@ __global__ void __launch_bounds__(384, 1) pair_deep_kernel(const uint4* vec, lon
         pending = 0;
       }
 #pragma unroll
-      for (int j = 0; j < U; ++j) bytes::count_vector_pairs(columns, lane_offset, one, buf[d][j]);
+      for (int j = 0; j < U; ++j) count_vector_pairs(columns, lane_offset, one, buf[d][j]);
       ++pending;
       if (cur + Depth * G < tiles) load(cur + Depth * G, buf[d]);
     }
@@ -198,7 +234,7 @@ __global__ void __launch_bounds__(384, 1) pair_deep_kernel(const uint4* vec, lon
   if (tiles % G == blockIdx.x) {  // the partial tile (at most U vectors per thread)
     if (pending == flush_tiles) flush_columns_to_totals(warp_columns, totals);
     for (long long i = tiles * tile_vectors + threadIdx.x; i < num_vectors; i += Block)
-      bytes::count_vector_pairs(columns, lane_offset, one, vec[i]);
+      count_vector_pairs(columns, lane_offset, one, vec[i]);
   }
   flush_columns_to_totals(warp_columns, totals);
 }

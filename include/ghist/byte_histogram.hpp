@@ -2,18 +2,22 @@
 // C++17 compiler (no nvcc needed); compiled in src/instantiate_byte_histogram.cu.
 //
 // Both GPU methods count the 256 raw byte values of the input (so their speed does not depend on num_bins or the
-// range), and the block that finishes last folds the 256 counts into the caller's bins through byte_bin_table
-// below. Counts are integers added in any order, so results are exact and deterministic.
-//   packed_counters  per-thread counters in shared memory, updated with plain loads and stores (no atomics), so
-//                    that the speed does not depend on the data: each lane counts in its own column, two values
-//                    per 32-bit word, and flushes it every 16 KB (0.83 of the read floor on the lent H100 for any
-//                    data; seed 001's 8-bit counters, 4 per word, which the block flushes every 240 bytes, reach
-//                    0.59 there and remain as a fallback for GPUs with less shared memory per block).
+// range), and every block adds its 256 counts into the caller's bins through byte_bin_table below. Counts are
+// integers added in any order, so results are exact and deterministic.
+//   packed_counters  per-lane counters in shared memory, so that the speed does not depend on the data: each lane
+//                    counts in its own column, two values per 32-bit word, half of its bytes with plain loads and
+//                    stores and half with atomics on its own words, and flushes the column every 32 KB. 0.95-0.96
+//                    of the read floor at 1 GiB on the lent H100 for uniform, all-zero, linear and image-like bytes
+//                    (bench/results/2026-11-28-h100-bytes-pair-atomics.txt); seed 001's 8-bit counters, 4 per word,
+//                    which the block flushes every 240 bytes, reach 0.59 there and remain as a fallback for GPUs
+//                    with less shared memory per block. Each block clears 193 KiB of counters first and sums them
+//                    at the end, so below ~32 MiB the fixed costs show (16 MiB: 0.43-0.46).
 //   shared_atomics   one sub-histogram per warp in shared memory updated with atomics, its slots swizzled against
 //                    bank conflicts; runs of equal bytes (a 4-byte word, a 16-byte vector or a whole warp's
-//                    vectors of one value) become one atomic. 0.95-0.98 of the read floor for all-zero, linear and
-//                    smooth image-like bytes, 0.75 for uniformly random bytes (bench/results, lent H100).
-//   automatic        shared_atomics, the faster one except on uniformly random bytes.
+//                    vectors of one value) become one atomic. 0.96-0.99 of the read floor for all-zero, linear and
+//                    smooth image-like bytes at 1 GiB, 0.75 for uniformly random bytes.
+//   automatic        the method whose slowest data set is fastest at that size: packed_counters from 32 MiB on,
+//                    shared_atomics below (resolve_byte_method).
 #pragma once
 
 #include <array>
@@ -42,7 +46,8 @@ inline const char* to_string(byte_method m) {
 /// hist[b] = number of samples in the b-th of num_bins even bins over [lower, upper) (half-open, as even_bins and
 /// CUB's HistogramEven; samples outside are dropped). num_bins in [1, 256]; lower < upper, any int values (e.g.
 /// [0, 256) for one bin per byte value). Any n >= 0 and any alignment of `samples`. options.how selects overwrite
-/// or accumulate; options.scratch, when given, must hold byte_histogram_workspace_bytes(). Asynchronous on
+/// or accumulate. The call needs no device scratch; options.scratch, when given, is still checked (it must hold
+/// byte_histogram_workspace_bytes()) so that code written for earlier versions keeps its errors. Asynchronous on
 /// `stream`. Throws ghist::error naming the argument (before anything is enqueued) for bad arguments or host
 /// memory where device memory is expected. Count: int32_t, uint32_t, int64_t, uint64_t (counts wrap as unsigned
 /// integers of Count's width).
@@ -57,7 +62,8 @@ void byte_histogram_even_async(const std::int8_t* samples, std::int64_t n, Count
                                int upper, cudaStream_t stream = 0, const options& opts = {},
                                byte_method method = byte_method::automatic);
 
-/// Device scratch one call needs: the 256 raw counts as 64-bit integers and a counter of finished blocks.
+/// Device scratch of a byte count that sums its blocks in 64-bit totals (the CUB-compatible API's pitched rows; the
+/// native call above needs none): the 256 raw counts and a counter of finished blocks.
 inline constexpr std::size_t byte_histogram_workspace_bytes() { return 256 * sizeof(unsigned long long) + 16; }
 
 /// The bin of each raw byte value (index: the byte as unsigned; for int8 samples the byte of the signed value), or
@@ -76,14 +82,18 @@ inline std::array<std::int16_t, 256> byte_bin_table(bool signed_samples, int num
   return table;
 }
 
-/// What `automatic` runs for n bytes; other methods are returned unchanged. shared_atomics at every size: it is
-/// at 0.95-0.98 of the read floor except for uniformly random bytes, where packed_counters' 0.83 beats its 0.75,
-/// and the call cannot tell the data apart without reading it (bench/results/2026-11-22-h100-bytes-*.txt). The size
-/// is a parameter so that the choice can follow measurements without an API change.
+/// Inputs from this size on take packed_counters under `automatic`.
+inline constexpr std::int64_t packed_counters_min_bytes = std::int64_t(32) << 20;
+
+/// What `automatic` runs for n bytes; other methods are returned unchanged. A call cannot tell uniformly random
+/// bytes from the others without reading them, so it takes the method whose slowest data set is fastest. Lent H100,
+/// 2026-11-28, fraction of the read floor for uniform / zero / image bytes (bench/results/
+/// 2026-11-28-h100-bytes-pair-atomics.txt): 1 GiB packed 0.96 / 0.96 / 0.96, atomics 0.75 / 0.99 / 0.96; 64 MiB
+/// packed 0.69 / 0.71 / 0.70, atomics 0.66 / 0.82 / 0.79; 16 MiB packed 0.43 / 0.46 / 0.43, atomics 0.46 / 0.62 /
+/// 0.48; 4 MiB packed 0.42 / 0.46 / 0.40, atomics 0.51 / 0.66 / 0.49.
 inline byte_method resolve_byte_method(byte_method requested, std::int64_t n) {
-  (void)n;
   if (requested != byte_method::automatic) return requested;
-  return byte_method::shared_atomics;
+  return n >= packed_counters_min_bytes ? byte_method::packed_counters : byte_method::shared_atomics;
 }
 
 }  // namespace ghist

@@ -16,6 +16,7 @@
 #include "ghist/binning.hpp"
 #include "ghist/byte_histogram.hpp"
 #include "ghist/cpu.hpp"
+#include "ghist/detail/byte_histogram/pair_counters.cuh"
 #include "test_support.cuh"
 
 namespace {
@@ -170,11 +171,20 @@ TEST(ByteHistogramGpu, LargeInputs) {
   }
 }
 
-// One value over 1 GiB: every lane of the packed_counters kernel (pair_counters.cuh) fills one counter word up to the
-// flush limit (16320 of 16383 in its 14-bit total on an H100), for a value of the word's low half (0, 127) and of
-// its high half (128, 255). The shared-atomics kernel runs the same inputs.
+// One value in every byte, as much as makes every block of the packed_counters kernel (pair_counters.cuh) count
+// flush_tiles whole rounds of tiles and then half a tile more: each lane fills one counter word up to the flush
+// limit (32640 of 32767 in its 15-bit total with the default tuning), flushes, and counts its share of the rest, for
+// a value of the word's low half (0, 127) and of its high half (128, 255). ~1.7 GB on an H100. The shared-atomics
+// kernel runs the same inputs.
 TEST(ByteHistogramGpu, OneValueAtTheCountersFlushLimit) {
-  const std::int64_t n = (std::int64_t(1) << 30) + 5;
+  using tuning = ghist::detail::bytes::pair_counters_tuning;
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t tile_bytes = std::int64_t(tuning::block) * tuning::unroll * 16;
+  const std::int64_t n = (std::int64_t(tuning::flush_tiles) * sms + sms / 2) * tile_bytes + 5;
+  static_assert(tuning::flush_tiles * tuning::unroll * 16 > ghist::detail::bytes::max_pair_count - tuning::unroll * 16,
+                "the flush comes within one tile of the limit");
   device_buffer<std::uint8_t> d_data(static_cast<std::size_t>(n));
   device_buffer<std::uint64_t> d_hist(256);
   for (int value : {0, 127, 128, 255}) {

@@ -99,6 +99,11 @@ TEST(ByteMethod, AutomaticResolvesToAMethod) {
     EXPECT_EQ(ghist::resolve_byte_method(ghist::byte_method::packed_counters, n), ghist::byte_method::packed_counters);
     EXPECT_EQ(ghist::resolve_byte_method(ghist::byte_method::shared_atomics, n), ghist::byte_method::shared_atomics);
   }
+  // The measured rule (resolve_byte_method): data-independent counters for large inputs.
+  EXPECT_EQ(ghist::resolve_byte_method(ghist::byte_method::automatic, ghist::packed_counters_min_bytes),
+            ghist::byte_method::packed_counters);
+  EXPECT_EQ(ghist::resolve_byte_method(ghist::byte_method::automatic, ghist::packed_counters_min_bytes - 1),
+            ghist::byte_method::shared_atomics);
   EXPECT_STREQ(ghist::to_string(ghist::byte_method::packed_counters), "packed_counters");
   EXPECT_STREQ(ghist::to_string(ghist::byte_method::shared_atomics), "shared_atomics");
   EXPECT_STREQ(ghist::to_string(ghist::byte_method::automatic), "automatic");

@@ -65,6 +65,20 @@ TEST(ByteTunings, PairCountersFlushEveryTile) {
   check_tuning<bytes::pair_counters_flush_every_tile_tuning, bytes::shared_atomics_tuning>(
       byte_method::packed_counters);
 }
+TEST(ByteTunings, PairCountersUnroll4) {
+  check_tuning<bytes::pair_counters_unroll4_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+}
+TEST(ByteTunings, PairCountersQuarterAtomics) {
+  check_tuning<bytes::pair_counters_quarter_atomics_tuning, bytes::shared_atomics_tuning>(
+      byte_method::packed_counters);
+}
+TEST(ByteTunings, PairCountersQuarterAtomicsFlushEveryTile) {
+  check_tuning<bytes::pair_counters_quarter_atomics_flush_every_tile_tuning, bytes::shared_atomics_tuning>(
+      byte_method::packed_counters);
+}
+TEST(ByteTunings, PairCountersNoAtomics) {
+  check_tuning<bytes::pair_counters_no_atomics_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
+}
 TEST(ByteTunings, PackedAtomicIncrement) {
   check_tuning<bytes::packed8_atomic_increment_tuning, bytes::shared_atomics_tuning>(byte_method::packed_counters);
 }

@@ -124,8 +124,8 @@ __device__ __forceinline__ void count_channel_tiles(const channel_job& job, unsi
     for (int j = 0; j < Unroll; ++j)
       add_channel_vector<Channels, Active, R, Phase>(h, v[j], phase_of(first + std::int64_t(j) * Block));
   });
-  if (t.owns_partial_tile())
-    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t i) {
+  if (t.has_tail())
+    t.for_each_tail_vector(job.vectors, [&](const uint4& v, std::int64_t i) {
       add_channel_vector<Channels, Active, R, Phase>(h, v, phase_of(i));
     });
 }

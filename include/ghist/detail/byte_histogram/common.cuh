@@ -1,7 +1,8 @@
-// What the two byte-counting kernels share: the job they run (aligned 16-byte vectors plus an unaligned head and
-// tail), how the vectors are cut into tiles for persistent blocks, and the last steps: every block adds its 256
-// counts to the call's 64-bit totals, and the block that finishes last folds the totals into the caller's bins (no
-// separate kernel, so the whole call is one memset and one launch).
+// What the byte-counting kernels share: the job they run (aligned 16-byte vectors plus an unaligned head and tail),
+// how the vectors are cut into tiles for persistent blocks, and the last step (finish_block): every block adds its
+// 256 counts straight into the caller's bins through the table, or, where the call must subtract row gaps first, to
+// the call's 64-bit totals, which the block that finishes last folds into the bins (no separate kernel either way,
+// so a call is one memset and one launch).
 #pragma once
 
 #include <algorithm>
@@ -21,7 +22,7 @@ struct byte_bin_map {
   std::int32_t bin[byte_values];
 };
 
-/// One launch's share of the input. The kernels count raw byte values; binning happens in finish_if_last.
+/// One launch's share of the input. The kernels count raw byte values; binning happens in finish_block.
 struct byte_job {
   const uint4* vectors = nullptr;  ///< 16-byte aligned
   std::int64_t num_vectors = 0;
@@ -34,6 +35,9 @@ struct byte_job {
   // others); a job with finish cleared leaves its counts in the totals, unfolded.
   bool finish = true;
   unsigned* blocks_done = nullptr;  ///< zeroed with the totals
+  /// Set: every block adds its counts straight into the caller's bins through the table (finish_block), which the
+  /// host cleared first unless the call accumulates; the totals, the blocks-done counter and the fold are not used.
+  bool direct = false;
   void* hist = nullptr;             ///< num_bins unsigned words of hist_word_bytes (4 or 8) bytes
   int hist_word_bytes = 4;
   int num_bins = 0;
@@ -94,22 +98,36 @@ int grid_once_per_device(std::atomic<int> (&cache)[max_cached_devices], int devi
   return g;
 }
 
-/// Tiles of Block * Unroll vectors go round-robin to the blocks; in a tile, thread t reads vectors t, t + Block, ...
-/// so that each warp load is 512 contiguous bytes. Every thread of a block walks the same tiles (block-uniform trip
-/// counts, so kernels may synchronise inside the loop).
+/// Tiles of Block * Unroll vectors go round-robin to the blocks, in whole rounds (every block takes as many); in a
+/// tile, thread t reads vectors t, t + Block, ... so that each warp load is 512 contiguous bytes. What is left after
+/// the last whole round (fewer than gridDim.x tiles' worth) is split evenly: each block takes one run of at most a
+/// tile's vectors, so the call does not end with a third of the blocks counting one more tile while the rest wait
+/// (at 1 GiB with the pair counters' 72 KiB tiles that was ~3 us of ~360), nor with one block reading its partial
+/// tile one vector at a time. Every thread of a block walks the same tiles (block-uniform trip counts, so kernels may
+/// synchronise inside the loop).
 template <int Block, int Unroll>
 struct tiling {
   static constexpr std::int64_t tile_vectors = std::int64_t(Block) * Unroll;
-  std::int64_t full_tiles;
-  __device__ explicit tiling(std::int64_t num_vectors) : full_tiles(num_vectors / tile_vectors) {}
+  std::int64_t full_tiles;  // the tiles of the whole rounds
+  std::int64_t tail_begin;  // this block's run of the vectors after them: [tail_begin, tail_end)
+  std::int64_t tail_end;
+  __device__ explicit tiling(std::int64_t num_vectors) {
+    const std::int64_t tiles = num_vectors / tile_vectors, grid = gridDim.x;
+    full_tiles = tiles - tiles % grid;
+    const std::int64_t first = full_tiles * tile_vectors;
+    // At most a tile per block (fewer than grid tiles are left), in whole warps' 512-byte runs.
+    const std::int64_t share = ((num_vectors - first + grid - 1) / grid + 31) / 32 * 32;
+    tail_begin = first + blockIdx.x * share < num_vectors ? first + blockIdx.x * share : num_vectors;
+    tail_end = tail_begin + share < num_vectors ? tail_begin + share : num_vectors;
+  }
 
   __device__ static void load(const uint4* __restrict__ vectors, std::int64_t tile, uint4 (&v)[Unroll]) {
     const uint4* p = vectors + tile * tile_vectors + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) v[j] = p[j * Block];
   }
-  /// The block that takes the last, partial tile (the one after the last full tile in round-robin order).
-  __device__ bool owns_partial_tile() const { return full_tiles % gridDim.x == blockIdx.x; }
+  /// Whether this block has vectors after the whole rounds (block-uniform).
+  __device__ bool has_tail() const { return tail_begin < tail_end; }
 
   /// count(v, tile) on each of this block's full tiles in turn (v: this thread's Unroll vectors of the tile), with the
   /// next tile's loads issued before the current one is counted, so that memory stays busy while the block counts.
@@ -127,12 +145,18 @@ struct tiling {
     }
   }
 
-  /// count(v, i) on each vector v = vectors[i] of the partial tile that is this thread's (at most Unroll); call it
-  /// in the block that owns_partial_tile().
+  /// count(v, i) on each vector v = vectors[i] of this block's run after the whole rounds that is this thread's (at
+  /// most Unroll, like one tile), all loaded before the first is counted.
   template <class CountOne>
-  __device__ void for_each_partial_vector(const uint4* __restrict__ vectors, std::int64_t num_vectors,
-                                          CountOne&& count) const {
-    for (std::int64_t i = full_tiles * tile_vectors + threadIdx.x; i < num_vectors; i += Block) count(vectors[i], i);
+  __device__ void for_each_tail_vector(const uint4* __restrict__ vectors, CountOne&& count) const {
+    uint4 v[Unroll];
+    const std::int64_t first = tail_begin + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j)
+      if (first + std::int64_t(j) * Block < tail_end) v[j] = vectors[first + std::int64_t(j) * Block];
+#pragma unroll
+    for (int j = 0; j < Unroll; ++j)
+      if (first + std::int64_t(j) * Block < tail_end) count(v[j], first + std::int64_t(j) * Block);
   }
 };
 
@@ -184,6 +208,35 @@ __device__ void add_block_counts(const unsigned* block_counts, unsigned long lon
   }
 }
 
+/// The bin of raw byte value v through job's table, or -1.
+__device__ __forceinline__ int byte_bin(const byte_job& job, int v) {
+  return job.device_map != nullptr ? job.device_map[v] : job.map.bin[v];
+}
+
+/// job.direct: a block's 256 counts (value v at block_counts[byte_slot(v) * Stride], final after a __syncthreads)
+/// straight into the caller's bins. A warp takes 32 values at a time and adds the counts of the values that share a
+/// bin with one atomic (with 32 bins, 8 values to a bin, a block makes 32 atomics instead of 256).
+template <int Block, int Stride = 1, bool Swizzle = false>
+__device__ void add_block_counts_to_bins(const unsigned* block_counts, const byte_job& job) {
+  constexpr int warps = Block / 32;
+  const int lane = threadIdx.x % 32;
+  for (int chunk = threadIdx.x / 32; chunk < byte_values / 32; chunk += warps) {  // warp-uniform
+    const int v = chunk * 32 + lane;
+    const unsigned c = block_counts[byte_slot<Stride, Swizzle>(v) * Stride];
+    const int b = c == 0 ? -1 : byte_bin(job, v);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned same_bin = __match_any_sync(0xffffffffu, b);
+    const unsigned sum = __reduce_add_sync(same_bin, c);  // <= the block's bytes < 2^31
+    if (b < 0 || lane != __ffs(same_bin) - 1) continue;
+#else
+    const unsigned sum = c;
+    if (b < 0) continue;
+#endif
+    if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, (unsigned long long)sum);
+    else atomicAdd(static_cast<unsigned*>(job.hist) + b, sum);
+  }
+}
+
 /// Called by every thread of every block after add_block_counts. The last block to get here (of a launch with
 /// job.finish) folds the totals into the caller's bins: hist[b] (=|+=) sum of totals[v] over the byte values v of
 /// bin b, with integer atomics (exact in any order). The caller's counters are unsigned words of Count's width
@@ -206,12 +259,23 @@ __device__ void finish_if_last(const byte_job& job) {
     }
   __syncthreads();  // cleared before anyone adds
   for (int v = threadIdx.x; v < byte_values; v += Block) {
-    const int b = job.device_map != nullptr ? job.device_map[v] : job.map.bin[v];
+    const int b = byte_bin(job, v);
     const unsigned long long c = __ldcg(&job.totals[v]);  // from L2: other blocks added to it
     if (b < 0 || c == 0) continue;
     if (wide) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);
     else atomicAdd(static_cast<unsigned*>(job.hist) + b, static_cast<unsigned>(c));
   }
+}
+
+/// A block's last step, by every thread after its counts are final (value v at block_counts[byte_slot(v) * Stride],
+/// after a __syncthreads): straight into the caller's bins (job.direct), or into the totals, which the last block
+/// folds into the bins. The direct way saves the end of the call a round trip to the L2 for the ticket and another
+/// for the totals.
+template <int Block, int Stride = 1, bool Swizzle = false>
+__device__ void finish_block(const unsigned* block_counts, const byte_job& job) {
+  if (job.direct) return add_block_counts_to_bins<Block, Stride, Swizzle>(block_counts, job);
+  add_block_counts<Block, Stride, Swizzle>(block_counts, job.totals);
+  finish_if_last<Block>(job);
 }
 
 }  // namespace ghist::detail::bytes

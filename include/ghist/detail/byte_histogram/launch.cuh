@@ -1,6 +1,7 @@
 // Definitions of ghist::byte_histogram_even_async (ghist/byte_histogram.hpp): argument checks, the split of the
-// input into an unaligned head, 16-byte vectors and a tail, persistent grids sized to the device, and the final
-// fold of the 256 raw counts into the caller's bins.
+// input into an unaligned head, 16-byte vectors and a tail, persistent grids sized to the device, and how the 256
+// raw counts reach the caller's bins (each block's straight through the table, or for rows with gaps the call's
+// totals folded by the last block).
 #pragma once
 
 #include <algorithm>
@@ -20,35 +21,9 @@
 #include "ghist/detail/cuda_check.hpp"
 #include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/validate.hpp"
-#include "ghist/detail/workspace_pool.hpp"
 #include "ghist/error.hpp"
 
 namespace ghist::detail::bytes {
-
-/// The 256 totals and the blocks-done counter: the caller's workspace, or a stream-ordered temporary from ghist's
-/// pool (workspace_pool.hpp) freed on the stream when the call returns.
-class totals_buffer {
- public:
-  totals_buffer(const workspace& user, cudaStream_t stream) : stream_(stream) {
-    if (user.data != nullptr) {
-      ptr_ = static_cast<unsigned long long*>(user.data);
-    } else {
-      ptr_ = static_cast<unsigned long long*>(workspace_malloc_async(byte_histogram_workspace_bytes(), stream));
-      owned_ = true;
-    }
-  }
-  ~totals_buffer() {
-    if (owned_) (void)cudaFreeAsync(ptr_, stream_);
-  }
-  totals_buffer(const totals_buffer&) = delete;
-  totals_buffer& operator=(const totals_buffer&) = delete;
-  unsigned long long* get() const { return ptr_; }
-
- private:
-  unsigned long long* ptr_ = nullptr;
-  cudaStream_t stream_;
-  bool owned_ = false;
-};
 
 /// Static shared memory of the kernels besides their dynamic part (finish_if_last's flag), rounded up.
 inline constexpr std::size_t fixed_shared_bytes = 64;
@@ -172,17 +147,25 @@ struct byte_rows {
 /// block (one block clearing millions of bins would serialise the end of the call).
 inline constexpr int fold_clear_limit = 4096;
 
-/// Enqueues a byte histogram whose arguments have been checked: zero the totals (byte_histogram_workspace_bytes()
-/// at `totals`), count the rows' bytes into them, and fold them through job's table (job.map, or job.device_map)
-/// into job.hist. `job` carries hist, hist_word_bytes, num_bins, accumulate and the table; the rest is set here.
-/// Rows with gaps between them: the gaps are subtracted first (row_gaps.cuh), then the span is counted as one run
-/// of bytes, so the cost is one launch more, not one launch per row. Asynchronous on `stream`.
+/// Enqueues a byte histogram whose arguments have been checked. `job` carries hist, hist_word_bytes, num_bins,
+/// accumulate and the table (job.map, or job.device_map); the rest is set here. Asynchronous on `stream`.
+///
+/// Rows without gaps (one run of bytes): the caller's bins are cleared unless the call accumulates, and every block
+/// adds its counts straight into them through the table (byte_job::direct); `totals` is not used and may be null.
+/// Rows with gaps between them: the totals (byte_histogram_workspace_bytes() at `totals`) are zeroed, the gaps are
+/// subtracted from them (row_gaps.cuh), the span is counted into them as one run of bytes, and the last block folds
+/// them into the bins, so the cost is one launch more, not one launch per row.
 template <class PackedTuning = pair_counters_tuning, class AtomicsTuning = shared_atomics_tuning>
 void enqueue_mapped(const byte_rows& in, byte_job job, unsigned long long* totals, cudaStream_t stream,
                     byte_method method) {
+  const std::size_t hist_bytes = static_cast<std::size_t>(job.num_bins) * static_cast<std::size_t>(job.hist_word_bytes);
+  job.direct = !in.has_gaps();
+  if (job.direct) {
+    if (!job.accumulate) GHIST_CUDA_CHECK(cudaMemsetAsync(job.hist, 0, hist_bytes, stream));
+    return count_bytes_async<PackedTuning, AtomicsTuning>(in.base, in.span(), resolve_byte_method(method, in.span()),
+                                                          job, stream);
+  }
   if (!job.accumulate && job.num_bins > fold_clear_limit) {
-    const std::size_t hist_bytes =
-        static_cast<std::size_t>(job.num_bins) * static_cast<std::size_t>(job.hist_word_bytes);
     GHIST_CUDA_CHECK(cudaMemsetAsync(job.hist, 0, hist_bytes, stream));
     job.accumulate = true;
   }
@@ -238,14 +221,14 @@ void byte_histogram(const std::uint8_t* samples, bool signed_samples, std::int64
     return;
   }
 
-  totals_buffer totals(opts.scratch, stream);
   byte_job job;
   job.hist = hist;
   job.hist_word_bytes = static_cast<int>(sizeof(Count));
   job.num_bins = num_bins;
   job.accumulate = accumulate;
   std::copy(table.begin(), table.end(), job.map.bin);
-  enqueue_mapped<PackedTuning, AtomicsTuning>(byte_rows{samples, n, 1, n}, job, totals.get(), stream, method);
+  // One run of bytes: the blocks add into the bins themselves, without the workspace (enqueue_mapped).
+  enqueue_mapped<PackedTuning, AtomicsTuning>(byte_rows{samples, n, 1, n}, job, nullptr, stream, method);
 }
 
 }  // namespace ghist::detail::bytes

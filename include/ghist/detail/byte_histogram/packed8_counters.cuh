@@ -122,12 +122,12 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     for (int j = 0; j < Unroll; ++j) count_vector_packed<Block, Atomic, ByteStores>(column, v[j]);
     ++pending;
   });
-  if (t.owns_partial_tile()) {  // block-uniform; at most Unroll vectors per thread, like one tile
+  if (t.has_tail()) {  // block-uniform; at most Unroll vectors per thread, like one tile
     if (pending == tiles_per_flush) {
       flush_packed<Block>(counters, sums);
       pending = 0;
     }
-    t.for_each_partial_vector(job.vectors, job.num_vectors, [&](const uint4& v, std::int64_t) {
+    t.for_each_tail_vector(job.vectors, [&](const uint4& v, std::int64_t) {
       count_vector_packed<Block, Atomic, ByteStores>(column, v);
     });
     ++pending;
@@ -142,8 +142,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     if (sums[k] != 0) atomicAdd(&block_counts[4 * row + k], sums[k]);
   count_head_and_tail(job, block_counts);
   __syncthreads();
-  add_block_counts<Block>(block_counts, job.totals);
-  finish_if_last<Block>(job);
+  finish_block<Block>(block_counts, job);
 }
 
 }  // namespace ghist::detail::bytes

@@ -124,9 +124,8 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) add_vector_warp<R, S>(h, v[j]);
   });
-  if (t.owns_partial_tile())
-    t.for_each_partial_vector(job.vectors, job.num_vectors,
-                              [&](const uint4& v, std::int64_t) { add_vector<R, S>(h, v); });
+  if (t.has_tail())
+    t.for_each_tail_vector(job.vectors, [&](const uint4& v, std::int64_t) { add_vector<R, S>(h, v); });
   __syncthreads();
 
   // Every copy of bin v into hist[v * R] (copy 0 of warp 0; only thread v reads bin v's copies), then into the
@@ -142,8 +141,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     hist[v * R] = sum;
   }
   __syncthreads();
-  add_block_counts<Block, R, S>(hist, job.totals);
-  finish_if_last<Block>(job);
+  finish_block<Block, R, S>(hist, job);
 }
 
 }  // namespace ghist::detail::bytes

@@ -60,9 +60,30 @@ struct atomics_per_warp_unswizzled_tuning : shared_atomics_tuning {
   static constexpr bool swizzle = false;
 };
 
-/// Pair counters that flush before every tile after the first (the default flushes every 255 tiles, so only inputs
-/// of ~800 MB and more flush inside the loop on an H100): the tests' way to run the flush on small inputs.
+/// The pair counters as they were before 2026-11-28 but for the layout: 4 vectors per thread per tile, no atomics.
+struct pair_counters_unroll4_tuning : pair_counters_tuning {
+  static constexpr int unroll = 4;
+  static constexpr int atomics_every = 0;
+  static constexpr int flush_tiles = max_pair_count / (unroll * vector_bytes);
+};
+
+/// 12 vectors per thread, with a quarter of the bytes through shared atomics (z and w of bytes 0 and 2 of each
+/// word) or none.
+struct pair_counters_quarter_atomics_tuning : pair_counters_tuning {
+  static constexpr int atomics_every = 2;
+};
+struct pair_counters_no_atomics_tuning : pair_counters_tuning {
+  static constexpr int atomics_every = 0;
+};
+
+/// Pair counters that flush before every tile after the first (the default flushes every 170 tiles, so only inputs
+/// of ~1.6 GB and more flush inside the loop on an H100): the tests' way to run the flush on small inputs.
 struct pair_counters_flush_every_tile_tuning : pair_counters_tuning {
+  static constexpr int flush_tiles = 1;
+};
+
+/// A quarter of the bytes through atomics, flushed before every tile after the first.
+struct pair_counters_quarter_atomics_flush_every_tile_tuning : pair_counters_quarter_atomics_tuning {
   static constexpr int flush_tiles = 1;
 };
 

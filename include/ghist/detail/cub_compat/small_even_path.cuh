@@ -146,9 +146,8 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
 #pragma unroll
     for (int j = 0; j < Unroll; ++j) counter.count_vector(h, v[j], state);
   });
-  if (t.owns_partial_tile())
-    t.for_each_partial_vector(job.vectors, job.num_vectors,
-                              [&](const uint4& v, std::int64_t) { counter.count_vector(h, v, state); });
+  if (t.has_tail())
+    t.for_each_tail_vector(job.vectors, [&](const uint4& v, std::int64_t) { counter.count_vector(h, v, state); });
   __syncthreads();
 
   // The warps' histograms into warp 0's (slot by slot: the swizzle is the same in every warp), then the totals.
@@ -158,8 +157,7 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm)
     hist[s] = sum;
   }
   __syncthreads();
-  bytes::add_block_counts<Block, 1, true>(hist, job.totals);
-  bytes::finish_if_last<Block>(job);
+  bytes::finish_block<Block, 1, true>(hist, job);
 }
 
 /// even_transform<__half, LevelT> whose arithmetic is __half's (the levels' common type with __half is __half), and
