@@ -101,9 +101,9 @@ int grid_once_per_device(std::atomic<int> (&cache)[max_cached_devices], int devi
 /// Tiles of Block * Unroll vectors go round-robin to the blocks, in whole rounds (every block takes as many); in a
 /// tile, thread t reads vectors t, t + Block, ... so that each warp load is 512 contiguous bytes. What is left after
 /// the last whole round (fewer than gridDim.x tiles' worth) is split evenly: each block takes one run of at most a
-/// tile's vectors, so the call does not end with a third of the blocks counting one more tile while the rest wait
-/// (at 1 GiB with the pair counters' 72 KiB tiles that was ~3 us of ~360), nor with one block reading its partial
-/// tile one vector at a time. Every thread of a block walks the same tiles (block-uniform trip counts, so kernels may
+/// tile's vectors, so the call does not end with some blocks counting one more tile while the rest wait (a tile's
+/// time: ~3 us of the ~360 that 1 GiB takes with the pair counters' 72 KiB tiles), nor with one block reading its
+/// partial tile one vector at a time. Every thread of a block walks the same tiles (block-uniform trip counts, so kernels may
 /// synchronise inside the loop).
 template <int Block, int Unroll>
 struct tiling {
@@ -232,8 +232,10 @@ __device__ void add_block_counts_to_bins(const unsigned* block_counts, const byt
     const unsigned sum = c;
     if (b < 0) continue;
 #endif
-    if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, (unsigned long long)sum);
-    else atomicAdd(static_cast<unsigned*>(job.hist) + b, sum);
+    if (job.hist_word_bytes == 8)
+      atomicAdd(static_cast<unsigned long long*>(job.hist) + b, static_cast<unsigned long long>(sum));
+    else
+      atomicAdd(static_cast<unsigned*>(job.hist) + b, sum);
   }
 }
 
