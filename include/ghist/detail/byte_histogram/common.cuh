@@ -213,6 +213,12 @@ __device__ __forceinline__ int byte_bin(const byte_job& job, int v) {
   return job.device_map != nullptr ? job.device_map[v] : job.map.bin[v];
 }
 
+/// Adds c to the caller's bin b: counters of job.hist_word_bytes bytes, 32-bit ones wrapping as unsigned words.
+__device__ __forceinline__ void add_to_bin(const byte_job& job, int b, unsigned long long c) {
+  if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);
+  else atomicAdd(static_cast<unsigned*>(job.hist) + b, static_cast<unsigned>(c));
+}
+
 /// job.direct: a block's 256 counts (value v at block_counts[byte_slot(v) * Stride], final after a __syncthreads)
 /// straight into the caller's bins. A warp takes 32 values at a time and adds the counts of the values that share a
 /// bin with one atomic (with 32 bins, 8 values to a bin, a block makes 32 atomics instead of 256).
@@ -232,10 +238,7 @@ __device__ void add_block_counts_to_bins(const unsigned* block_counts, const byt
     const unsigned sum = c;
     if (b < 0) continue;
 #endif
-    if (job.hist_word_bytes == 8)
-      atomicAdd(static_cast<unsigned long long*>(job.hist) + b, static_cast<unsigned long long>(sum));
-    else
-      atomicAdd(static_cast<unsigned*>(job.hist) + b, sum);
+    add_to_bin(job, b, sum);
   }
 }
 
@@ -264,8 +267,7 @@ __device__ void finish_if_last(const byte_job& job) {
     const int b = byte_bin(job, v);
     const unsigned long long c = __ldcg(&job.totals[v]);  // from L2: other blocks added to it
     if (b < 0 || c == 0) continue;
-    if (wide) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);
-    else atomicAdd(static_cast<unsigned*>(job.hist) + b, static_cast<unsigned>(c));
+    add_to_bin(job, b, c);
   }
 }
 
