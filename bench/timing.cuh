@@ -121,18 +121,26 @@ struct floors {
   timing copy;  ///< device-to-device copy of the input bytes (reads and writes them)
 };
 
-/// Both floors over the n words at d_in (cudaMalloc'd, so 16-byte aligned).
-inline floors measure_floors(const std::uint32_t* d_in, std::int64_t n, event_timer& timer,
-                             const timing_policy& policy) {
+/// The read-only floor over the n words at d_in (cudaMalloc'd, so 16-byte aligned).
+inline timing measure_read_floor(const std::uint32_t* d_in, std::int64_t n, event_timer& timer,
+                                 const timing_policy& policy) {
   int sms = 0, device = 0;
   BENCH_CHECK(cudaGetDevice(&device));
   BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   unsigned* sink = nullptr;
-  std::uint32_t* copy = nullptr;
   BENCH_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  const timing t = timer.median([&] { read_floor_kernel<<<sms * 8, 512>>>(d_in, n, sink); }, policy);
+  BENCH_CHECK(cudaFree(sink));
+  return t;
+}
+
+/// Both floors over the n words at d_in (cudaMalloc'd, so 16-byte aligned).
+inline floors measure_floors(const std::uint32_t* d_in, std::int64_t n, event_timer& timer,
+                             const timing_policy& policy) {
+  std::uint32_t* copy = nullptr;
   BENCH_CHECK(cudaMalloc(&copy, static_cast<std::size_t>(n) * sizeof(std::uint32_t)));
   floors f;
-  f.read = timer.median([&] { read_floor_kernel<<<sms * 8, 512>>>(d_in, n, sink); }, policy);
+  f.read = measure_read_floor(d_in, n, timer, policy);
   f.copy = timer.median(
       [&] {
         BENCH_CHECK(cudaMemcpyAsync(copy, d_in, static_cast<std::size_t>(n) * sizeof(std::uint32_t),
@@ -140,7 +148,6 @@ inline floors measure_floors(const std::uint32_t* d_in, std::int64_t n, event_ti
       },
       policy);
   BENCH_CHECK(cudaFree(copy));
-  BENCH_CHECK(cudaFree(sink));
   return f;
 }
 

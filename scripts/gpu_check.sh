@@ -4,7 +4,7 @@
 #   2. all host and GPU tests,
 #   3. compute-sanitizer memcheck and racecheck on a short subset (Sanitizer.*, the error tests; the lock class's
 #      shared-memory locks, SanitizerLocks.*, under memcheck and synccheck only: racecheck does not model locks;
-#      the huge histograms' and the byte kernels' own subsets),
+#      the huge histograms', the byte kernels' and the CUB drop-in's own subsets),
 #   4. which atomic instructions sm_90 got for each operator class (SASS of the test binary),
 #   5. the benchmark summary (when the benchmark was built),
 # and prints a summary last. Logs go to $OUT (or ./gpu-check-logs). Exit status: non-zero if any step failed.
@@ -78,6 +78,14 @@ if [ -x "$tests/bytes/ghist_gpu_bytes_tests" ]; then
     "$tests/bytes/ghist_gpu_bytes_tests" --gtest_filter="$bytes_subset" --gtest_brief=1
   run_step "sanitizer racecheck (bytes)" racecheck_bytes.log compute-sanitizer --tool racecheck --error-exitcode 9 \
     "$tests/bytes/ghist_gpu_bytes_tests" --gtest_filter="$bytes_subset" --gtest_brief=1
+fi
+# The CUB drop-in's own kernels: the small-even path and the interleaved channels (rows with and without gaps).
+if [ -x "$tests/cub_compat/ghist_gpu_cub_compat_tests" ]; then
+  compat_subset='CubCompatGpuEvenSmall.*:CubCompatBytes.InterleavedChannels:CubCompatBytes.PitchedRows'
+  run_step "sanitizer memcheck (cub_compat)" memcheck_cub_compat.log compute-sanitizer --tool memcheck \
+    --error-exitcode 9 "$tests/cub_compat/ghist_gpu_cub_compat_tests" --gtest_filter="$compat_subset" --gtest_brief=1
+  run_step "sanitizer racecheck (cub_compat)" racecheck_cub_compat.log compute-sanitizer --tool racecheck \
+    --error-exitcode 9 "$tests/cub_compat/ghist_gpu_cub_compat_tests" --gtest_filter="$compat_subset" --gtest_brief=1
 fi
 run_step "sanitizer racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter='Sanitizer.*' --gtest_brief=1

@@ -11,13 +11,13 @@
 //                    (bench/results/2026-11-28-h100-bytes-pair-atomics.txt); seed 001's 8-bit counters, 4 per word,
 //                    which the block flushes every 240 bytes, reach 0.59 there and remain as a fallback for GPUs
 //                    with less shared memory per block. Each block clears 193 KiB of counters first and sums them
-//                    at the end, so below ~32 MiB the fixed costs show (16 MiB: 0.43-0.46).
+//                    at the end, so below ~256 MiB the fixed costs show (16 MiB: 0.43-0.46, 256 MiB 0.87-0.91).
 //   shared_atomics   one sub-histogram per warp in shared memory updated with atomics, its slots swizzled against
 //                    bank conflicts; runs of equal bytes (a 4-byte word, a 16-byte vector or a whole warp's
 //                    vectors of one value) become one atomic. 0.96-0.99 of the read floor for all-zero, linear and
 //                    smooth image-like bytes at 1 GiB, 0.75 for uniformly random bytes.
-//   automatic        the method whose slowest data set is fastest at that size: packed_counters from 32 MiB on,
-//                    shared_atomics below (resolve_byte_method).
+//   automatic        packed_counters from 256 MiB on, shared_atomics below: the rule and its measurements are at
+//                    resolve_byte_method.
 #pragma once
 
 #include <array>
@@ -82,15 +82,25 @@ inline std::array<std::int16_t, 256> byte_bin_table(bool signed_samples, int num
   return table;
 }
 
-/// Inputs from this size on take packed_counters under `automatic`.
-inline constexpr std::int64_t packed_counters_min_bytes = std::int64_t(32) << 20;
+/// Inputs from this size on take packed_counters under `automatic` (see resolve_byte_method).
+inline constexpr std::int64_t packed_counters_min_bytes = std::int64_t(256) << 20;
 
 /// What `automatic` runs for n bytes; other methods are returned unchanged. A call cannot tell uniformly random
-/// bytes from the others without reading them, so it takes the method whose slowest data set is fastest. Lent H100,
-/// 2026-11-28, fraction of the read floor for uniform / zero / image bytes (bench/results/
-/// 2026-11-28-h100-bytes-pair-atomics.txt): 1 GiB packed 0.96 / 0.96 / 0.96, atomics 0.75 / 0.99 / 0.96; 64 MiB
-/// packed 0.69 / 0.71 / 0.70, atomics 0.66 / 0.82 / 0.79; 16 MiB packed 0.43 / 0.46 / 0.43, atomics 0.46 / 0.62 /
-/// 0.48; 4 MiB packed 0.42 / 0.46 / 0.40, atomics 0.51 / 0.66 / 0.49.
+/// bytes from the others without reading them, so it judges a method by its slowest data set. Lent H100,
+/// 2026-11-28, fraction of the read floor, 256 bins, for uniform / zero / linear / image bytes, and each method's
+/// worst ratio to CUB over the four (bench/results/2026-11-28-h100-bytes-pair-atomics.txt; 32, 128 and 256 MiB:
+/// 2026-11-28-h100-issue4-close.txt):
+///   1 GiB    packed 0.96 / 0.96 / 0.96 / 0.96 (1.07x)   atomics 0.75 / 0.99 / 0.97 / 0.97 (1.08x)
+///   256 MiB  packed 0.87 / 0.91 / 0.87 / 0.87 (1.01x)   atomics 0.73 / 0.95 / 0.92 / 0.91 (1.06x)
+///   128 MiB  packed 0.79 / 0.82 / 0.78 / 0.80 (0.97x)   atomics 0.70 / 0.92 / 0.84 / 0.86 (1.04x)
+///   64 MiB   packed 0.69 / 0.71 / 0.69 / 0.70 (0.95x)   atomics 0.66 / 0.82 / 0.77 / 0.79 (1.06x)
+///   32 MiB   packed 0.47 / 0.52 / 0.44 / 0.48 (0.78x)   atomics 0.44 / 0.68 / 0.52 / 0.57 (0.93x)
+///   16 MiB   packed 0.43 / 0.46 / 0.41 / 0.43 (0.78x)   atomics 0.46 / 0.62 / 0.48 / 0.48 (0.88x)
+///   4 MiB    packed 0.42 / 0.46 / 0.43 / 0.40 (0.79x)   atomics 0.51 / 0.66 / 0.53 / 0.49 (0.98x)
+/// packed_counters has the faster slowest data set from 64 MiB on, but CUB is fast on low-entropy bytes: at 64 and
+/// 128 MiB packed_counters fell behind it on image bytes, while shared_atomics stayed ahead on all four. The rule: of the
+/// methods that were ahead of CUB on every data set at that size, the one whose slowest is fastest; where neither
+/// was (32 MiB and less), the one whose slowest is fastest. Sizes between 128 and 256 MiB were not measured.
 inline byte_method resolve_byte_method(byte_method requested, std::int64_t n) {
   if (requested != byte_method::automatic) return requested;
   return n >= packed_counters_min_bytes ? byte_method::packed_counters : byte_method::shared_atomics;

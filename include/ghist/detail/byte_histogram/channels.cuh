@@ -42,6 +42,9 @@ struct channel_job {
   unsigned long long* totals = nullptr;  ///< Active x 256 counts (channel a, value v at a * 256 + v), zeroed
   unsigned* blocks_done = nullptr;       ///< zeroed with the totals
   bool finish = true;
+  /// Set (rows without gaps): every block adds its counts straight into the channels' bins through the tables, and
+  /// the totals, the ticket and the last block's fold are not used (as byte_job::direct).
+  bool direct = false;
   const std::int32_t* tables = nullptr;  ///< Active x 256 bins (device memory), -1 for none
   void* hist[max_byte_channels] = {};    ///< each active channel's counters, cleared before the launch
   int hist_word_bytes = 4;
@@ -52,16 +55,22 @@ constexpr std::size_t channel_totals_bytes(int active) {
   return std::size_t(active) * byte_values * sizeof(unsigned long long) + 16;
 }
 
+/// One block of 12 warps per SM, 8 vectors per thread per tile (48 KiB of loads in flight per SM). Lent H100,
+/// 2026-11-28, 2^28 bytes of RGBA pixels, 3 channels into 256 bins, uniform / image-like
+/// (bench/experiments/channel_tuning_probe.cu; bench/results/2026-11-28-h100-issue4-close.txt, section 3): 112.5-117.2
+/// / 111.0-115.0 us in two runs, where two blocks of 8 warps with 4 vectors took 116.1-122.2 / 113.1-119.2 (CUB
+/// 125-128 / 128-131, the read floor 92-94); 1-2.5% in a third, with the blocks adding into the bins. 10 or 14 warps,
+/// 6 to 12 vectors and 2 copies per warp were within 1-2%; 16 warps, or 24 to 64 warps in blocks of 8, mostly slower.
 struct channel_tuning {
-  static constexpr int block = 256;
-  static constexpr int unroll = 4;
-  static constexpr int min_blocks_per_sm = 2;
-  /// Copies per warp: at most 12 KiB per warp (96 KiB per block, two blocks per SM).
+  static constexpr int block = 384;
+  static constexpr int unroll = 8;
+  static constexpr int min_blocks_per_sm = 1;
+  /// Copies per warp: at most 12 KiB per warp (144 KiB per block).
   template <int Active>
   static constexpr int replicas = Active == 1 ? 8 : (Active <= 3 ? 4 : 2);
 };
 
-/// The fallback where a block cannot have channel_tuning's shared memory (96 KiB with 3 active channels: more than
+/// The fallback where a block cannot have channel_tuning's shared memory (144 KiB with 3 active channels: more than
 /// a Volta or Turing block may opt in to): one histogram per warp, 4 blocks per SM.
 struct channel_fallback_tuning {
   static constexpr int block = 256;
@@ -109,6 +118,16 @@ __device__ __forceinline__ void add_channel_vector(unsigned* h, uint4 v, int pha
     const int c = (phase + k) % Channels;
     if (c < Active) atomicAdd(&h[(c * byte_values + ((w[k / 4] >> (8 * (k % 4))) & 0xffu)) * R], 1u);
   }
+}
+
+/// Adds c counts of channel k / 256's raw value k % 256 to its bin through the tables (none when it has no bin).
+__device__ __forceinline__ void add_channel_count(const channel_job& job, int k, unsigned long long c) {
+  const int b = job.tables[k];
+  if (b < 0) return;
+  const int a = k / byte_values;  // a constant index per case, so that job stays in parameter space
+  void* dest = a == 0 ? job.hist[0] : a == 1 ? job.hist[1] : a == 2 ? job.hist[2] : job.hist[3];
+  if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(dest) + b, c);
+  else atomicAdd(static_cast<unsigned*>(dest) + b, static_cast<unsigned>(c));
 }
 
 /// The full tiles and the partial one, for vectors whose phase is Phase (>= 0) or computed per vector (-1).
@@ -166,11 +185,13 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
     for (int w = 0; w < warps; ++w)
 #pragma unroll
       for (int c = 0; c < R; ++c) sum += hist[(w * bins + k) * R + c];
-    if (sum != 0) atomicAdd(&job.totals[k], static_cast<unsigned long long>(sum));
+    if (sum == 0) continue;
+    if (job.direct) add_channel_count(job, k, sum);
+    else atomicAdd(&job.totals[k], static_cast<unsigned long long>(sum));
   }
 
   // The last block folds the totals into the channels' bins (histograms cleared before the launch).
-  if (!job.finish) return;
+  if (job.direct || !job.finish) return;
   __shared__ bool last;
   __threadfence();
   __syncthreads();
@@ -179,12 +200,8 @@ __global__ void __launch_bounds__(Tuning::block, Tuning::min_blocks_per_sm) coun
   if (!last) return;
   __threadfence();
   for (int k = threadIdx.x; k < bins; k += Block) {
-    const int b = job.tables[k];
     const unsigned long long c = __ldcg(&job.totals[k]);
-    if (b < 0 || c == 0) continue;
-    void* dest = job.hist[k / byte_values];
-    if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(dest) + b, c);
-    else atomicAdd(static_cast<unsigned*>(dest) + b, static_cast<unsigned>(c));
+    if (c != 0) add_channel_count(job, k, c);
   }
 }
 
@@ -232,19 +249,22 @@ void launch_channel_counting(const channel_job& job, std::int64_t num_vectors, s
 
 /// Enqueues the channel histograms of rows of interleaved pixels (row_bytes = pixels x Channels bytes per row,
 /// stride_bytes >= row_bytes apart, stride_bytes a multiple of Channels so that every row starts on channel 0):
-/// clears the Active histograms (bins[a] counters of hist_word_bytes bytes) and `totals`
-/// (channel_totals_bytes(Active)), subtracts the gaps between rows (row_gaps.cuh), counts the span, folds through
-/// `tables` (Active x 256 entries in device memory, written earlier on `stream`). Asynchronous.
-template <int Channels, int Active>
+/// clears the Active histograms (bins[a] counters of hist_word_bytes bytes) and counts the span into them through
+/// `tables` (Active x 256 entries in device memory, written earlier on `stream`): each block adds its own counts when
+/// the rows have no gaps (`totals` unused), else `totals` (channel_totals_bytes(Active)) is cleared, the gaps between
+/// rows are subtracted from it (row_gaps.cuh) and the last block folds it. Asynchronous. Tuning: channel_tuning
+/// where a block may have its shared memory, else channel_fallback_tuning (another only for probes of the tuning).
+template <int Channels, int Active, class Tuning = channel_tuning>
 void enqueue_channels(const std::uint8_t* base, std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes,
                       const std::int32_t* tables, void* const* hist, const std::int64_t* bins, int hist_word_bytes,
                       unsigned long long* totals, cudaStream_t stream) {
   for (int a = 0; a < Active; ++a)
     GHIST_CUDA_CHECK(cudaMemsetAsync(hist[a], 0, static_cast<std::size_t>(bins[a]) * hist_word_bytes, stream));
-  GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, channel_totals_bytes(Active), stream));
+  const bool has_gaps = rows > 1 && stride_bytes != row_bytes;
+  if (has_gaps) GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, channel_totals_bytes(Active), stream));
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  if (rows > 1 && stride_bytes != row_bytes) {
+  if (has_gaps) {
     int sms = 0;
     GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     constexpr int block = 256;
@@ -267,6 +287,7 @@ void enqueue_channels(const std::uint8_t* base, std::int64_t row_bytes, std::int
   job.tail = base + head + num_vectors * vector_bytes;
   job.tail_bytes = static_cast<int>(n - head - num_vectors * vector_bytes);
   job.tail_phase = static_cast<int>((head + num_vectors * vector_bytes) % Channels);
+  job.direct = !has_gaps;
   job.totals = totals;
   job.blocks_done = reinterpret_cast<unsigned*>(totals + std::size_t(Active) * byte_values);
   job.tables = tables;
@@ -275,9 +296,9 @@ void enqueue_channels(const std::uint8_t* base, std::int64_t row_bytes, std::int
 
   int optin = 0;
   GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // The default's copies where a block may have them (16 bytes left for the static last-block flag).
-  if (channel_shared_bytes<Active, channel_tuning>() + 16 <= static_cast<std::size_t>(optin))
-    launch_channel_counting<Channels, Active, channel_tuning>(job, num_vectors, head, device, stream);
+  // The tuning's copies where a block may have them (16 bytes left for the static last-block flag).
+  if (channel_shared_bytes<Active, Tuning>() + 16 <= static_cast<std::size_t>(optin))
+    launch_channel_counting<Channels, Active, Tuning>(job, num_vectors, head, device, stream);
   else
     launch_channel_counting<Channels, Active, channel_fallback_tuning>(job, num_vectors, head, device, stream);
 }

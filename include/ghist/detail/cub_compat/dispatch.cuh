@@ -225,9 +225,9 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
     const bool bytes = takes_byte_path<Channels, SampleIt>(g);
     // (Active is 1 whenever the small-even path is taken: it needs one channel.)
     const bool small_even = !bytes && takes_small_even_path<Channels, SampleIt>(g.contiguous, transforms[0]);
-    if (bytes || small_even) {
-      needed = small_even ? byte_path_temp_bytes : byte_kernels_temp_bytes<Channels, Active>();
-    } else {
+    if (bytes) {
+      needed = byte_kernels_temp_bytes<Channels, Active>();
+    } else if (!small_even) {  // the small-even path's blocks add into the caller's bins: it needs none
       for (int c = 0; c < Active; ++c) {
         needed = std::max(needed, ghist::plan_for<Op>(g.pixels, bins[c], engine_options(nullptr, 0)).temp_bytes);
         if (!empty[c]) index_bytes += range_buckets_bytes(transforms[c]);
@@ -303,7 +303,7 @@ cudaError_t run_channels(void* d_temp, std::size_t& temp_bytes, SampleIt d_sampl
                                             "d_samples");
           ghist::detail::check_device_range(dest, static_cast<std::size_t>(bins[c]) * sizeof(Word), "d_histogram");
           run_small_even_path(static_cast<const std::remove_cv_t<SampleT>*>(d_samples), g.pixels, transforms[c], dest,
-                              d_temp, stream);
+                              stream);
           continue;
         }
       }

@@ -1,8 +1,8 @@
 // HistogramEven of contiguous __half or float samples into at most 256 bins: a kernel of its own instead of the
 // engine, counting the bins as the byte kernel counts bytes (byte_histogram/): a 256-slot histogram per warp in
-// shared memory with the byte kernel's bank swizzle, 64-bit totals, and the last block folds them into the caller's
-// counters (bin b of the totals is bin b of the histogram). One memset and one launch per call; the engine's plan
-// (copies per block, a fill of the caller's bins, merges) costs more at 256 bins (float: 0.98x CUB there).
+// shared memory with the byte kernel's bank swizzle, and every block adds its counts straight into the caller's
+// counters (byte_job::direct). One memset of the caller's bins and one launch per call; the engine's plan (copies
+// per block, a fill of the caller's bins, merges) costs more at 256 bins (float: 0.98x CUB there).
 //
 // float: each sample goes through the call's even_transform (CUB's formula, kind cub_float), four per 16-byte load.
 //
@@ -204,12 +204,12 @@ int small_even_grid(int device) {
   });
 }
 
-/// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples. `temp`
-/// holds byte_path_temp_bytes (the 256 totals and the blocks-done counter). Throws ghist::error on a failed CUDA
-/// call. The input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts).
+/// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples; the blocks
+/// add into it directly, so it needs no temporary storage. Throws ghist::error on a failed CUDA call. The
+/// input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts).
 template <class Word, class SampleT, class LevelT>
 void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
-                         void* temp, cudaStream_t stream) {
+                         cudaStream_t stream) {
   namespace bytes = ghist::detail::bytes;
   using Counter = std::conditional_t<std::is_same_v<SampleT, __half>, half_pairs_counter,
                                      float_counter<even_transform<SampleT, LevelT>>>;
@@ -224,10 +224,8 @@ void run_small_even_path(const SampleT* samples, std::int64_t n, const even_tran
   job.num_bins = static_cast<int>(t.bins);
   job.accumulate = false;
   for (int v = 0; v < bytes::byte_values; ++v) job.map.bin[v] = v < t.bins ? v : -1;
-  auto* totals = static_cast<unsigned long long*>(temp);
-  GHIST_CUDA_CHECK(cudaMemsetAsync(totals, 0, ghist::byte_histogram_workspace_bytes(), stream));
-  job.totals = totals;
-  job.blocks_done = reinterpret_cast<unsigned*>(totals + bytes::byte_values);
+  job.direct = true;
+  GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(t.bins) * sizeof(Word), stream));
 
   bytes::split_into_vectors(reinterpret_cast<const std::uint8_t*>(samples), n * std::int64_t(sizeof(SampleT)), job);
   int device = 0;
