@@ -4,10 +4,11 @@
 // timed: against CUB's result, or against the CPU reference where CUB is wrong (half with more than 2048 bins,
 // NVIDIA/cccl#10976; int8, whose negative samples CUB drops, NVIDIA/cccl#10977: CUB is still timed there, it reads
 // and bins every sample). Prints the median time, GB/s of samples read, the speedup over CUB (CUB time / ghist
-// time), the read floor of the samples (a kernel that only reads them, timed in the same run) with ghist's fraction
-// of it and the most any code that reads every sample could gain over CUB (CUB time / floor), and the path ghist took (bytes: the byte kernels, detail/cub_compat/byte_path.cuh; small: __half or
-// float samples into <= 256 even bins, detail/cub_compat/small_even_path.cuh; engine: the generic engine); RGBA
-// pixels (uint8, 4 channels, 3 active) through MultiHistogramEven/Range as rows of type rgba8.
+// time), the read floor of the samples (a kernel that only reads them, timed with every row) with ghist's fraction
+// of it and the most any code that reads every sample could gain over CUB (CUB time / floor), and the path ghist
+// took (bytes: the byte kernels, detail/cub_compat/byte_path.cuh; small: __half or float samples into <= 256 even
+// bins, detail/cub_compat/small_even_path.cuh; engine: the generic engine); RGBA pixels (uint8, 4 channels, 3
+// active) through MultiHistogramEven/Range as rows of type rgba8.
 // --csv FILE and --json FILE write the same rows.
 //
 //   ghist_cub_compat_bench [--quick] [--csv FILE] [--json FILE]

@@ -98,9 +98,9 @@ inline constexpr std::int64_t packed_counters_min_bytes = std::int64_t(256) << 2
 ///   16 MiB   packed 0.43 / 0.46 / 0.41 / 0.43 (0.78x)   atomics 0.46 / 0.62 / 0.48 / 0.48 (0.88x)
 ///   4 MiB    packed 0.42 / 0.46 / 0.43 / 0.40 (0.79x)   atomics 0.51 / 0.66 / 0.53 / 0.49 (0.98x)
 /// packed_counters has the faster slowest data set from 64 MiB on, but CUB is fast on low-entropy bytes: at 64 and
-/// 128 MiB packed_counters fell behind it on image bytes, while shared_atomics stayed ahead on all four. The rule: of the
-/// methods that were ahead of CUB on every data set at that size, the one whose slowest is fastest; where neither
-/// was (32 MiB and less), the one whose slowest is fastest. Sizes between 128 and 256 MiB were not measured.
+/// 128 MiB packed_counters fell behind it on image bytes, while shared_atomics stayed ahead on all four. The rule:
+/// of the methods that were ahead of CUB on every data set at that size, the one whose slowest is fastest; where
+/// neither was (32 MiB and less), the one whose slowest is fastest. Sizes between 128 and 256 MiB were not measured.
 inline byte_method resolve_byte_method(byte_method requested, std::int64_t n) {
   if (requested != byte_method::automatic) return requested;
   return n >= packed_counters_min_bytes ? byte_method::packed_counters : byte_method::shared_atomics;
