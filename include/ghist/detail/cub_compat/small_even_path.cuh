@@ -191,11 +191,11 @@ bool takes_small_even_path(bool contiguous, const Transform& t) {
 }
 
 /// Persistent grid of the kernel on `device` (blocks that fit at once), made once per device.
-template <class Counter>
+template <class Tuning, class Counter>
 int small_even_grid(int device) {
   static std::atomic<int> cache[ghist::detail::bytes::max_cached_devices] = {};
   return ghist::detail::bytes::grid_once_per_device(cache, device, [](int d) {
-    using K = small_even_tuning;
+    using K = Tuning;
     int sms = 0, per_sm = 0;
     GHIST_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
     GHIST_CUDA_CHECK(
@@ -206,8 +206,9 @@ int small_even_grid(int device) {
 
 /// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples; the blocks
 /// add into it directly, so it needs no temporary storage. Throws ghist::error on a failed CUDA call. The
-/// input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts).
-template <class Word, class SampleT, class LevelT>
+/// input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts). Tuning: another than
+/// small_even_tuning only for probes of the tuning (bench/experiments/small_even_tuning_probe.cu).
+template <class Word, class SampleT, class LevelT, class Tuning = small_even_tuning>
 void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
                          cudaStream_t stream) {
   namespace bytes = ghist::detail::bytes;
@@ -230,8 +231,8 @@ void run_small_even_path(const SampleT* samples, std::int64_t n, const even_tran
   bytes::split_into_vectors(reinterpret_cast<const std::uint8_t*>(samples), n * std::int64_t(sizeof(SampleT)), job);
   int device = 0;
   GHIST_CUDA_CHECK(cudaGetDevice(&device));
-  using K = small_even_tuning;
-  bytes::launch_job_parts(small_even_grid<Counter>(device), std::int64_t(K::block) * K::unroll, job,
+  using K = Tuning;
+  bytes::launch_job_parts(small_even_grid<K, Counter>(device), std::int64_t(K::block) * K::unroll, job,
                           [&](int grid, const bytes::byte_job& part) {
                             count_small_even_kernel<K, Counter><<<grid, K::block, 0, stream>>>(part, counter);
                           });
