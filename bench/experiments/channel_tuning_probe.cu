@@ -10,6 +10,7 @@
 //     bench/experiments/channel_tuning_probe.cu build-gpu/libghist.a
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <cub/device/device_histogram.cuh>
@@ -64,6 +65,20 @@ void line(const char* name, const buffers& b, const std::vector<unsigned>& expec
               got == expected ? "ok" : "MISMATCH");
 }
 
+/// "bN uU mM rR" of a tuning (threads per block, vectors per thread per tile, blocks per SM, copies per warp).
+template <class Tuning>
+std::string tuning_name() {
+  return "b" + std::to_string(Tuning::block) + " u" + std::to_string(Tuning::unroll) + " m" +
+         std::to_string(Tuning::min_blocks_per_sm) + " r" + std::to_string(Tuning::template replicas<active>);
+}
+
+/// One line per tuning, in order.
+template <class... Tunings>
+void lines(const buffers& b, const std::vector<unsigned>& expected, double floor_us, double cub_us,
+           bench::event_timer& timer, const bench::timing_policy& policy) {
+  (line<Tunings>(tuning_name<Tunings>().c_str(), b, expected, floor_us, cub_us, timer, policy), ...);
+}
+
 int main() {
   if (!bench::require_gpu("channel_tuning_probe")) return 1;
   const std::int64_t n = std::int64_t(1) << 28, pixels = n / channels;
@@ -112,17 +127,10 @@ int main() {
     line<probe_tuning<256, 4, 2, 4>>("b256 u4 m2 r4 (before)", b, expected, floor_us, cub_us, timer, policy);
     // Round 1 (2026-11-28): b256 u8 m2 r4, u6 m2 r4, u4 m4 r2, u6 m4 r2, u8 m3 r2, b512 u4 m2 r2, b256 u4 m6 r1,
     // u4 m8 r1: none ahead of b256 u4 m2 r4 by more than 1%, most behind; b384 u8 m1 r4 0.80-0.81 against 0.76-0.79.
-    line<probe_tuning<384, 8, 1, 4>>("b384 u8 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 6, 1, 4>>("b384 u6 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 10, 1, 4>>("b384 u10 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 12, 1, 4>>("b384 u12 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<320, 8, 1, 4>>("b320 u8 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<448, 8, 1, 4>>("b448 u8 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<512, 8, 1, 4>>("b512 u8 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<512, 6, 1, 4>>("b512 u6 m1 r4", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 8, 1, 2>>("b384 u8 m1 r2", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<768, 4, 1, 2>>("b768 u4 m1 r2", b, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<192, 8, 2, 4>>("b192 u8 m2 r4", b, expected, floor_us, cub_us, timer, policy);
+    lines<probe_tuning<384, 8, 1, 4>, probe_tuning<384, 6, 1, 4>, probe_tuning<384, 10, 1, 4>,
+          probe_tuning<384, 12, 1, 4>, probe_tuning<320, 8, 1, 4>, probe_tuning<448, 8, 1, 4>,
+          probe_tuning<512, 8, 1, 4>, probe_tuning<512, 6, 1, 4>, probe_tuning<384, 8, 1, 2>,
+          probe_tuning<768, 4, 1, 2>, probe_tuning<192, 8, 2, 4>>(b, expected, floor_us, cub_us, timer, policy);
   }
   return 0;
 }
