@@ -3,8 +3,8 @@
 // cub::DeviceHistogram on the same input, on fresh random data (uniform bytes, one repeated value, image-like
 // ramps, a linear 0..255 sweep), odd sizes, unaligned pointers, fractional float levels, uneven Range levels, int8
 // with negative levels, pitched rows (gaps narrower and wider than the rows, i.e. both paths), many bins (the fold
-// after a memset), every counter type, interleaved channels (RGBA with 3 active, RGB, ...: the channel kernel),
-// temporary storage and graph capture.
+// after a memset), every counter type, interleaved channels (RGBA with 3 active, RGB, ...: the channel kernel; RGBA
+// also over several whole rounds of its tiles), temporary storage and graph capture.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -313,6 +313,25 @@ TEST(CubCompatBytes, InterleavedChannels) {
   sweep_multi<4, 4, int, std::uint8_t>(true, 0, rng);
   sweep_multi<4, 3, int, std::int8_t>(false, -128, rng);
   sweep_multi<3, 2, long long, std::int8_t>(false, -100, rng);
+}
+
+// RGBA images of several whole rounds of the channel kernel's tiles (the layouts above stay within its first round:
+// the tail, split over the blocks): 2000003 pixels (8 MB; one round of 12 warps x 8 vectors on 132 SMs is 6.3 MB),
+// an aligned and an unaligned start, Even and Range, uniform and image-like bytes, against the reference and CUB.
+TEST(CubCompatBytes, InterleavedChannelsSeveralRounds) {
+  const std::uint64_t seed = ghist_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::array<int, 3> nl{257, 17, 100}, lo{0, 0, 10}, hi{256, 256, 200};
+  std::array<std::vector<int>, 3> levels;
+  for (int c = 0; c < 3; ++c) levels[static_cast<std::size_t>(c)] = uneven_levels(5 + 9 * c, -2, 11, rng);
+  const layout lay{4, 3, 2000003, 1, 0};
+  for (const std::int64_t offset : {std::int64_t(0), std::int64_t(5)})
+    for (const byte_dist d : {byte_dist::uniform, byte_dist::image})
+      for (const bool range : {false, true}) {
+        check_multi<4, 3, int, std::uint8_t, int>(range, nl, lo, hi, levels, lay, offset, d, true, rng);
+        if (HasFatalFailure()) return;
+      }
 }
 
 // The two-phase protocol on the byte path: the query asks for the byte path's storage, one byte less is refused
