@@ -247,7 +247,6 @@ void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_t
       rows.push_back({type_name<T>(), mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6),
                       tc.us / tg.us, floor_us, check, path});
       print_row(rows.back());
-      std::fflush(stdout);
       BENCH_CHECK(cudaFree(cub_temp));
       BENCH_CHECK(cudaFree(ghist_temp));
       BENCH_CHECK(cudaFree(d_levels));
@@ -319,7 +318,6 @@ void run_rgba(std::int64_t n, const bench::timing_policy& policy, bench::event_t
     rows.push_back({"rgba8", mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6), tc.us / tg.us,
                     floor_us, check, path});
     print_row(rows.back());
-    std::fflush(stdout);
     BENCH_CHECK(cudaFree(cub_temp));
     BENCH_CHECK(cudaFree(ghist_temp));
     BENCH_CHECK(cudaFree(d_levels));

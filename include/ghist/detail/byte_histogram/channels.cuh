@@ -126,8 +126,7 @@ __device__ __forceinline__ void add_channel_count(const channel_job& job, int k,
   if (b < 0) return;
   const int a = k / byte_values;  // a constant index per case, so that job stays in parameter space
   void* dest = a == 0 ? job.hist[0] : a == 1 ? job.hist[1] : a == 2 ? job.hist[2] : job.hist[3];
-  if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(dest) + b, c);
-  else atomicAdd(static_cast<unsigned*>(dest) + b, static_cast<unsigned>(c));
+  add_to_counter(dest, job.hist_word_bytes, b, c);
 }
 
 /// The full tiles and the partial one, for vectors whose phase is Phase (>= 0) or computed per vector (-1).

@@ -103,8 +103,8 @@ int grid_once_per_device(std::atomic<int> (&cache)[max_cached_devices], int devi
 /// the last whole round (fewer than gridDim.x tiles' worth) is split evenly: each block takes one run of at most a
 /// tile's vectors, so the call does not end with some blocks counting one more tile while the rest wait (a tile's
 /// time: ~3 us of the ~360 that 1 GiB takes with the pair counters' 72 KiB tiles), nor with one block reading its
-/// partial tile one vector at a time. Every thread of a block walks the same tiles (block-uniform trip counts, so kernels may
-/// synchronise inside the loop).
+/// partial tile one vector at a time. Every thread of a block walks the same tiles (block-uniform trip counts, so
+/// kernels may synchronise inside the loop).
 template <int Block, int Unroll>
 struct tiling {
   static constexpr std::int64_t tile_vectors = std::int64_t(Block) * Unroll;
@@ -213,10 +213,16 @@ __device__ __forceinline__ int byte_bin(const byte_job& job, int v) {
   return job.device_map != nullptr ? job.device_map[v] : job.map.bin[v];
 }
 
-/// Adds c to the caller's bin b: counters of job.hist_word_bytes bytes, 32-bit ones wrapping as unsigned words.
+/// Adds c to counter b of `hist`, whose counters are word_bytes (4 or 8) wide; 32-bit ones wrap as unsigned words
+/// (two's complement gives signed counts the same bits).
+__device__ __forceinline__ void add_to_counter(void* hist, int word_bytes, int b, unsigned long long c) {
+  if (word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(hist) + b, c);
+  else atomicAdd(static_cast<unsigned*>(hist) + b, static_cast<unsigned>(c));
+}
+
+/// Adds c to the caller's bin b.
 __device__ __forceinline__ void add_to_bin(const byte_job& job, int b, unsigned long long c) {
-  if (job.hist_word_bytes == 8) atomicAdd(static_cast<unsigned long long*>(job.hist) + b, c);
-  else atomicAdd(static_cast<unsigned*>(job.hist) + b, static_cast<unsigned>(c));
+  add_to_counter(job.hist, job.hist_word_bytes, b, c);
 }
 
 /// job.direct: a block's 256 counts (value v at block_counts[byte_slot(v) * Stride], final after a __syncthreads)
