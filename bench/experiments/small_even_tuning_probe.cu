@@ -1,11 +1,12 @@
-// Probe: the small-even path's tuning (detail/cub_compat/small_even_path.cuh; issue 4, item 5). float samples into
-// <= 256 even bins are the one drop-in cell not ahead of CUB: on the lent H100 (2026-11-28, the drop-in benchmark at
-// 2^28 samples; bench/results/2026-11-28-h100-issue4-close.txt, section 4) ghist and CUB both took 364-365 us for
-// Even 32 / 256, 0.95 of the read floor. The byte kernels went from 0.85 to 0.96 with deeper tiles (more loads in
-// flight per SM); the small-even kernel keeps 64 KiB in flight (512 threads x 2 blocks x 4 vectors, 64 registers).
-// Each line is one tuning: the median of 25 event-timed calls of run_small_even_path on 2^28 uniform floats in
-// [0, 1), its fraction of the read floor and its speedup over CUB's HistogramEven, measured in the same run; every
-// result is compared with CUB's. Not yet run (written when the session's device time was spent).
+// Probe: the small-even path's counter and tuning (detail/cub_compat/small_even_path.cuh; issue 4, item 5). float
+// samples into <= 256 even bins are the one drop-in cell not ahead of CUB: on the lent H100 (2026-11-28, the drop-in
+// benchmark at 2^28 samples; bench/results/2026-11-28-h100-issue4-close.txt, section 4) ghist and CUB both took
+// 364-365 us for Even 32 / 256, 0.95 of the read floor. Tunings of 256..1024 threads and 2..6 vectors per thread
+// were within 1% of each other on 2026-11-22 (bench/results/2026-11-22-h100-experiment-float-even-256-tunings.txt).
+// New here: the library's float_even_counter (the levels in registers, a 32-bit bin) against the counter it replaced,
+// which called the even_transform per sample (a test of the transform's kind per sample, a 64-bit bin).
+// Each line: the median of 25 event-timed calls on 2^28 uniform floats in [0, 1), its fraction of the read floor and
+// its speedup over CUB's HistogramEven, measured in the same run; every result is compared with CUB's.
 // Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr -I include -o small_even_tuning_probe \
 //     bench/experiments/small_even_tuning_probe.cu build-gpu/libghist.a
@@ -27,6 +28,23 @@ struct probe_tuning {
   static constexpr int min_blocks_per_sm = MinBlocks;
 };
 
+/// The counter before float_even_counter: the call's even_transform on every sample.
+struct transform_counter {
+  using sample = float;
+  cd::even_transform<float, float> to_bin;
+  __device__ const cd::even_transform<float, float>& prepare() const { return to_bin; }
+  __device__ void count_one(unsigned* h, sample x, const cd::even_transform<float, float>& t) const {
+    const std::int64_t b = t(x);
+    if (b >= 0) atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(static_cast<unsigned>(b))], 1u);
+  }
+  __device__ void count_vector(unsigned* h, const uint4& v, const cd::even_transform<float, float>& t) const {
+    count_one(h, __uint_as_float(v.x), t);
+    count_one(h, __uint_as_float(v.y), t);
+    count_one(h, __uint_as_float(v.z), t);
+    count_one(h, __uint_as_float(v.w), t);
+  }
+};
+
 __global__ void fill(float* out, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
@@ -36,17 +54,15 @@ __global__ void fill(float* out, std::int64_t n) {
   }
 }
 
-template <class Tuning>
-void line(const char* name, const float* d, std::int64_t n, const cd::even_transform<float, float>& t, int* hist,
-          const std::vector<int>& expected, double floor_us, double cub_us, bench::event_timer& timer,
-          const bench::timing_policy& policy) {
-  cd::run_small_even_path<int, float, float, Tuning>(d, n, t, hist, 0);
+template <class Call>
+void line(const char* name, Call&& call, int* hist, const std::vector<int>& expected, double floor_us, double cub_us,
+          bench::event_timer& timer, const bench::timing_policy& policy) {
+  call();
   BENCH_CHECK(cudaDeviceSynchronize());
   std::vector<int> got(expected.size());
   BENCH_CHECK(cudaMemcpy(got.data(), hist, got.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  const bench::timing m =
-      timer.median([&] { cd::run_small_even_path<int, float, float, Tuning>(d, n, t, hist, 0); }, policy);
-  std::printf("  %-24s %8.1f us  %.3f of the floor  %.3fx CUB  %s\n", name, m.us, floor_us / m.us, cub_us / m.us,
+  const bench::timing m = timer.median(call, policy);
+  std::printf("  %-30s %8.1f us  %.3f of the floor  %.3fx CUB  %s\n", name, m.us, floor_us / m.us, cub_us / m.us,
               got == expected ? "ok" : "MISMATCH");
 }
 
@@ -79,16 +95,27 @@ int main() {
     const double floor_us =
         bench::measure_read_floor(reinterpret_cast<const std::uint32_t*>(d), n, timer, policy).us;
     const double cub_us = timer.median(cub_call, policy).us;
-    BENCH_CHECK(cudaFree(temp));
     std::printf("float, 2^28 samples, %d even bins: read floor %.1f us, CUB %.1f us (%.3f of the floor)\n", bins,
                 floor_us, cub_us, floor_us / cub_us);
-    line<cd::small_even_tuning>("library (b512 u4 m2)", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<512, 6, 2>>("b512 u6 m2", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 8, 2>>("b384 u8 m2", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<384, 12, 1>>("b384 u12 m1", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<768, 6, 1>>("b768 u6 m1", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<1024, 4, 1>>("b1024 u4 m1", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
-    line<probe_tuning<256, 8, 3>>("b256 u8 m3", d, n, t, d_hist, expected, floor_us, cub_us, timer, policy);
+    const int b = bins;
+    const cd::float_even_counter lean{t.lo, t.hi, t.recip, b};
+    const transform_counter old{t};
+    auto lib = [&] { cd::run_small_even_path<int, float, float>(d, n, t, d_hist, 0); };
+    auto old_counter = [&] { cd::launch_small_even<int>(d, n, b, old, d_hist, 0); };
+    auto tuned = [&](auto tuning) {
+      return [&, tuning] { cd::launch_small_even<int, decltype(tuning)>(d, n, b, lean, d_hist, 0); };
+    };
+    for (int round = 0; round < 2; ++round) {  // twice, to see the run-to-run spread
+      line("library (float_even_counter)", lib, d_hist, expected, floor_us, cub_us, timer, policy);
+      line("transform_counter (before)", old_counter, d_hist, expected, floor_us, cub_us, timer, policy);
+      line("lean b512 u6 m2", tuned(probe_tuning<512, 6, 2>{}), d_hist, expected, floor_us, cub_us, timer, policy);
+      line("lean b384 u8 m2", tuned(probe_tuning<384, 8, 2>{}), d_hist, expected, floor_us, cub_us, timer, policy);
+      line("lean b1024 u4 m1", tuned(probe_tuning<1024, 4, 1>{}), d_hist, expected, floor_us, cub_us, timer, policy);
+      line("lean b512 u2 m3", tuned(probe_tuning<512, 2, 3>{}), d_hist, expected, floor_us, cub_us, timer, policy);
+      line("lean b256 u8 m3", tuned(probe_tuning<256, 8, 3>{}), d_hist, expected, floor_us, cub_us, timer, policy);
+      std::printf("  CUB again %.1f us\n", timer.median(cub_call, policy).us);
+    }
+    BENCH_CHECK(cudaFree(temp));
   }
   return 0;
 }

@@ -4,7 +4,8 @@
 // counters (byte_job::direct). One memset of the caller's bins and one launch per call; the engine's plan (copies
 // per block, a fill of the caller's bins, merges) costs more at 256 bins (float: 0.98x CUB there).
 //
-// float: each sample goes through the call's even_transform (CUB's formula, kind cub_float), four per 16-byte load.
+// float: CUB's formula (even_transform, kind cub_float) on each sample, four per 16-byte load, with the levels in
+// registers (float_even_counter).
 //
 // __half: the engine visits one sample at a time, and CUB's 16-bit bin formula (even_transform, kind cub_half)
 // costs about eight instructions per sample: two compares, a subtraction, a multiplication, a compare, a conversion
@@ -95,21 +96,26 @@ struct half_pairs_counter {
   __device__ void count_one(unsigned* h, sample x, const half2_levels& l) const { count_half(h, x, l); }
 };
 
-/// How the kernel counts float samples: the call's transform, one sample at a time.
-template <class Transform>
-struct float_counter {
+/// How the kernel counts float samples: CUB's float formula, as even_transform<float, LevelT> computes it for kind
+/// cub_float (the only kind that takes this path), with the levels held by the counter: no per-sample test of the
+/// transform's kind, and a 32-bit bin.
+struct float_even_counter {
   using sample = float;
-  Transform to_bin;
-  __device__ const Transform& prepare() const { return to_bin; }
-  __device__ void count_one(unsigned* h, sample x, const Transform& t) const {
-    const std::int64_t b = t(x);
-    if (b >= 0) atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(static_cast<unsigned>(b))], 1u);
+  float lo = 0, hi = 0, recip = 0;
+  int bins = 1;
+  __device__ const float_even_counter& prepare() const { return *this; }
+  __device__ void count_one(unsigned* h, sample x, const float_even_counter&) const {
+    if (!(x >= lo && x < hi)) return;  // NaN fails both tests
+    const float q = (x - lo) * recip;
+    // q >= 0; compared before the conversion, as the transform does: q may round up to bins.
+    const unsigned b = q < static_cast<float>(bins) ? static_cast<unsigned>(static_cast<int>(q)) : bins - 1;
+    atomicAdd(&h[ghist::detail::bytes::byte_slot<1, true>(b)], 1u);
   }
-  __device__ void count_vector(unsigned* h, const uint4& v, const Transform& t) const {
-    count_one(h, __uint_as_float(v.x), t);
-    count_one(h, __uint_as_float(v.y), t);
-    count_one(h, __uint_as_float(v.z), t);
-    count_one(h, __uint_as_float(v.w), t);
+  __device__ void count_vector(unsigned* h, const uint4& v, const float_even_counter& c) const {
+    count_one(h, __uint_as_float(v.x), c);
+    count_one(h, __uint_as_float(v.y), c);
+    count_one(h, __uint_as_float(v.z), c);
+    count_one(h, __uint_as_float(v.w), c);
   }
 };
 
@@ -204,29 +210,24 @@ int small_even_grid(int device) {
   });
 }
 
-/// Enqueues the path: hist (Word = 4- or 8-byte counters) gets t.bins bins, overwritten, from n samples; the blocks
-/// add into it directly, so it needs no temporary storage. Throws ghist::error on a failed CUDA call. The
-/// input is cut and launched as the byte kernels' (split_into_vectors, launch_job_parts). Tuning: another than
-/// small_even_tuning only for probes of the tuning (bench/experiments/small_even_tuning_probe.cu).
-template <class Word, class SampleT, class LevelT, class Tuning = small_even_tuning>
-void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
-                         cudaStream_t stream) {
+/// Enqueues the kernel with `counter` (half_pairs_counter, float_even_counter): hist (Word = 4- or 8-byte counters)
+/// gets `bins` bins (1..256), overwritten, from n samples; the blocks add into it directly, so it needs no
+/// temporary storage. Throws ghist::error on a failed CUDA call. The input is cut and launched as the byte kernels'
+/// (split_into_vectors, launch_job_parts). Tuning: another than small_even_tuning only for probes of the tuning
+/// (bench/experiments/small_even_tuning_probe.cu).
+template <class Word, class Tuning = small_even_tuning, class Counter>
+void launch_small_even(const typename Counter::sample* samples, std::int64_t n, int bins, const Counter& counter,
+                       Word* hist, cudaStream_t stream) {
   namespace bytes = ghist::detail::bytes;
-  using Counter = std::conditional_t<std::is_same_v<SampleT, __half>, half_pairs_counter,
-                                     float_counter<even_transform<SampleT, LevelT>>>;
-  Counter counter{};
-  if constexpr (std::is_same_v<SampleT, __half>)
-    counter.args = half_even_args{t.lo, t.hi, t.recip, static_cast<int>(t.bins)};
-  else
-    counter.to_bin = t;
+  using SampleT = typename Counter::sample;
   bytes::byte_job job;
   job.hist = hist;
   job.hist_word_bytes = static_cast<int>(sizeof(Word));
-  job.num_bins = static_cast<int>(t.bins);
+  job.num_bins = bins;
   job.accumulate = false;
-  for (int v = 0; v < bytes::byte_values; ++v) job.map.bin[v] = v < t.bins ? v : -1;
+  for (int v = 0; v < bytes::byte_values; ++v) job.map.bin[v] = v < bins ? v : -1;
   job.direct = true;
-  GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(t.bins) * sizeof(Word), stream));
+  GHIST_CUDA_CHECK(cudaMemsetAsync(hist, 0, static_cast<std::size_t>(bins) * sizeof(Word), stream));
 
   bytes::split_into_vectors(reinterpret_cast<const std::uint8_t*>(samples), n * std::int64_t(sizeof(SampleT)), job);
   int device = 0;
@@ -236,6 +237,21 @@ void run_small_even_path(const SampleT* samples, std::int64_t n, const even_tran
                           [&](int grid, const bytes::byte_job& part) {
                             count_small_even_kernel<K, Counter><<<grid, K::block, 0, stream>>>(part, counter);
                           });
+}
+
+/// The path for a call that takes it (takes_small_even_path): hist gets t.bins bins from n samples, as
+/// launch_small_even.
+template <class Word, class SampleT, class LevelT, class Tuning = small_even_tuning>
+void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
+                         cudaStream_t stream) {
+  const int bins = static_cast<int>(t.bins);
+  if constexpr (std::is_same_v<SampleT, __half>) {
+    launch_small_even<Word, Tuning>(samples, n, bins, half_pairs_counter{half_even_args{t.lo, t.hi, t.recip, bins}},
+                                    hist, stream);
+  } else {
+    static_assert(std::is_same_v<typename even_transform<SampleT, LevelT>::value, float>, "float levels");
+    launch_small_even<Word, Tuning>(samples, n, bins, float_even_counter{t.lo, t.hi, t.recip, bins}, hist, stream);
+  }
 }
 
 }  // namespace ghist::cub_compat::detail
