@@ -129,6 +129,15 @@ void print_row(const row& r) {
   std::fflush(stdout);
 }
 
+/// The read floor of a row's samples (bytes of them at d, cudaMalloc'd), in us, measured with every row, once before
+/// its timings and once after; the row keeps the smaller. A floor is the fastest read of those bytes, so a slower
+/// measurement was disturbed: measured once, before the timings, the first float row's and the first half row's
+/// floors came out 16-20% high in two runs (2026-11-28-h100-issue4-close.txt section 1, -issue4-final.txt section 1),
+/// against the same bytes' floor in the rows after them.
+double read_floor(const void* d, std::int64_t bytes, bench::event_timer& timer, const bench::timing_policy& policy) {
+  return bench::measure_read_floor(static_cast<const std::uint32_t*>(d), bytes / 4, timer, policy).us;
+}
+
 template <class Call>
 void* alloc_temp(Call&& call, std::size_t& bytes) {
   bytes = 0;
@@ -224,14 +233,13 @@ void run_type(std::int64_t n, const bench::timing_policy& policy, bench::event_t
         }
         check = ref == hg ? (cub_wrong ? "cpu (cub wrong)" : "cpu (cub drops <0)") : "MISMATCH vs cpu";
       }
-      // The floor with every row, next to its timings: measured once per type, it came out 20% high for two types
-      // in one run (2026-11-28-h100-issue4-close.txt, section 1).
-      const double floor_us = bench::measure_read_floor(reinterpret_cast<const std::uint32_t*>(d_samples),
-                                                        n * std::int64_t(sizeof(T)) / 4, timer, policy).us;
+      const std::int64_t sample_bytes = n * std::int64_t(sizeof(T));
+      const double floor_before = read_floor(d_samples, sample_bytes, timer, policy);
       bench::timing tc;
       tc.us = std::numeric_limits<double>::quiet_NaN();
       if (!cub_wrong) tc = timer.median([&] { BENCH_CHECK(cub_call(cub_temp, cub_bytes)); }, policy);
       const bench::timing tg = timer.median([&] { BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes)); }, policy);
+      const double floor_us = std::min(floor_before, read_floor(d_samples, sample_bytes, timer, policy));
       const double gb = static_cast<double>(n) * sizeof(T) / 1e9;
       ghist::cub_compat::detail::geometry g;
       BENCH_CHECK(ghist::cub_compat::detail::make_geometry<T>(n, std::int64_t(1), n * sizeof(T), 1, g));
@@ -309,10 +317,10 @@ void run_rgba(std::int64_t n, const bench::timing_policy& policy, bench::event_t
     BENCH_CHECK(cudaMemcpy(hc.data(), d_hist[0], hc.size() * sizeof(int), cudaMemcpyDeviceToHost));
     BENCH_CHECK(cudaMemcpy(hg.data(), d_hist[1], hg.size() * sizeof(int), cudaMemcpyDeviceToHost));
     const std::string check = hc == hg ? "cub" : "MISMATCH vs cub";
-    const double floor_us =
-        bench::measure_read_floor(reinterpret_cast<const std::uint32_t*>(d_samples), n / 4, timer, policy).us;
+    const double floor_before = read_floor(d_samples, n, timer, policy);
     const bench::timing tc = timer.median([&] { BENCH_CHECK(cub_call(cub_temp, cub_bytes)); }, policy);
     const bench::timing tg = timer.median([&] { BENCH_CHECK(ghist_call(ghist_temp, ghist_bytes)); }, policy);
+    const double floor_us = std::min(floor_before, read_floor(d_samples, n, timer, policy));
     const double gb = static_cast<double>(pixels * channels) / 1e9;
     const char* mode = even ? "even" : "range";
     rows.push_back({"rgba8", mode, bins, tc.us, tg.us, gb / (tc.us * 1e-6), gb / (tg.us * 1e-6), tc.us / tg.us,

@@ -1,12 +1,14 @@
 // Probe: the small-even path's counter and tuning (detail/cub_compat/small_even_path.cuh; issue 4, item 5). float
-// samples into <= 256 even bins are the one drop-in cell not ahead of CUB: on the lent H100 (2026-11-28, the drop-in
-// benchmark at 2^28 samples; bench/results/2026-11-28-h100-issue4-close.txt, section 4) ghist and CUB both took
-// 364-365 us for Even 32 / 256, 0.95 of the read floor. Tunings of 256..1024 threads and 2..6 vectors per thread
-// were within 1% of each other on 2026-11-22 (bench/results/2026-11-22-h100-experiment-float-even-256-tunings.txt).
-// New here: the library's float_even_counter (the levels in registers, a 32-bit bin) against the counter it replaced,
-// which called the even_transform per sample (a test of the transform's kind per sample, a 64-bit bin).
-// Each line: the median of 25 event-timed calls on 2^28 uniform floats in [0, 1), its fraction of the read floor and
-// its speedup over CUB's HistogramEven, measured in the same run; every result is compared with CUB's.
+// samples into <= 256 even bins were the one drop-in cell not ahead of CUB: ghist and CUB both took 364-370 us for
+// Even 32 / 256 at 2^28 samples, 0.95 of the read floor (bench/results/2026-11-28-h100-issue4-close.txt, section 4).
+// Tunings of 256..1024 threads and 2..6 vectors per thread were within 1% of each other on 2026-11-22
+// (bench/results/2026-11-22-h100-experiment-float-even-256-tunings.txt). This probe times the library's
+// float_even_counter (the levels in registers, a 32-bit bin) against the counter it replaced, which called the
+// even_transform per sample (a test of the transform's kind per sample, a 64-bit bin), and five tunings of the new
+// counter. Each line: the median of 25 event-timed calls on 2^28 uniform floats in [0, 1), its fraction of the read
+// floor and its speedup over CUB's HistogramEven, measured in the same run; every result is compared with CUB's.
+// Lent H100, 2026-11-28 (bench/results/2026-11-28-h100-issue4-final.txt, section 1): the new counter 0.975-0.980
+// of the floor (1.025-1.036x CUB), the old one 0.954-0.958 (1.002-1.012x); the tunings within 1% of the default.
 // Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr -I include -o small_even_tuning_probe \
 //     bench/experiments/small_even_tuning_probe.cu build-gpu/libghist.a

@@ -98,7 +98,9 @@ struct half_pairs_counter {
 
 /// How the kernel counts float samples: CUB's float formula, as even_transform<float, LevelT> computes it for kind
 /// cub_float (the only kind that takes this path), with the levels held by the counter: no per-sample test of the
-/// transform's kind, and a 32-bit bin.
+/// transform's kind, and a 32-bit bin. Lent H100, 2^28 floats into 32 / 256 bins: 0.975-0.980 of the read floor,
+/// 1.025-1.036x CUB, where the even_transform per sample ran at 0.954-0.958, level with CUB
+/// (bench/experiments/small_even_tuning_probe.cu; bench/results/2026-11-28-h100-issue4-final.txt, section 1).
 struct float_even_counter {
   using sample = float;
   float lo = 0, hi = 0, recip = 0;
@@ -120,7 +122,8 @@ struct float_even_counter {
 };
 
 /// Tuning: 512 threads x 2 blocks per SM (16 KiB of histograms per block), 4 vectors (32 samples) per thread per
-/// tile, the next tile's loads issued before this one is counted; as the byte kernel's default.
+/// tile, the next tile's loads issued before this one is counted. 256..1024 threads and 2..8 vectors per thread
+/// with float_even_counter were within 1% of it (the probe above; 8 vectors at 512 threads lost 20% on 2026-11-22).
 struct small_even_tuning {
   static constexpr int block = 512;
   static constexpr int unroll = 4;
