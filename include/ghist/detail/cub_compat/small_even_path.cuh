@@ -244,16 +244,16 @@ void launch_small_even(const typename Counter::sample* samples, std::int64_t n, 
 
 /// The path for a call that takes it (takes_small_even_path): hist gets t.bins bins from n samples, as
 /// launch_small_even.
-template <class Word, class SampleT, class LevelT, class Tuning = small_even_tuning>
+template <class Word, class SampleT, class LevelT>
 void run_small_even_path(const SampleT* samples, std::int64_t n, const even_transform<SampleT, LevelT>& t, Word* hist,
                          cudaStream_t stream) {
   const int bins = static_cast<int>(t.bins);
   if constexpr (std::is_same_v<SampleT, __half>) {
-    launch_small_even<Word, Tuning>(samples, n, bins, half_pairs_counter{half_even_args{t.lo, t.hi, t.recip, bins}},
-                                    hist, stream);
+    launch_small_even<Word>(samples, n, bins, half_pairs_counter{half_even_args{t.lo, t.hi, t.recip, bins}}, hist,
+                            stream);
   } else {
     static_assert(std::is_same_v<typename even_transform<SampleT, LevelT>::value, float>, "float levels");
-    launch_small_even<Word, Tuning>(samples, n, bins, float_even_counter{t.lo, t.hi, t.recip, bins}, hist, stream);
+    launch_small_even<Word>(samples, n, bins, float_even_counter{t.lo, t.hi, t.recip, bins}, hist, stream);
   }
 }
 
