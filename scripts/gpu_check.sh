@@ -60,6 +60,10 @@ for exe in "$tests"/*/ghist_gpu_*_tests; do
   area=$(basename "$exe"); area=${area#ghist_gpu_}; area=${area%_tests}
   run_step "gpu tests ($area)" "gpu_tests_$area.log" "$exe" --gtest_brief=1
 done
+# Issue 4's drop-in example, built twice (cub::DeviceHistogram, ghist::cub_compat): both builds must print the same.
+[ -x "$tests/cub_compat/cub_drop_in_cub" ] && [ -x "$tests/cub_compat/cub_drop_in_ghist" ] &&
+  run_step "cub drop-in example" cub_drop_in.log sh examples/cub_drop_in/compare.sh \
+    "$tests/cub_compat/cub_drop_in_cub" "$tests/cub_compat/cub_drop_in_ghist"
 subset='Sanitizer.*:SanitizerLocks.*:errors_fixture.*:GpuConvenience.*'
 run_step "sanitizer memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
   "$tests/ghist_gpu_tests" --gtest_filter="$subset" --gtest_brief=1
