@@ -7,7 +7,8 @@
 // values block-dependent and nonzero, dest checked against the host's sum. Times: CUDA events, median of 21.
 // Not part of the build:
 // Results: bench/results/2026-11-27-h100-hdw-merge-bound.txt (264 x 12288 atomics 7.8 us alone; clusters save at most
-// 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics.
+// 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics; "64-bit pairs" two bins per atomic (added
+// 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o merge_atomics_probe bench/experiments/merge_atomics_probe.cu
 #include <algorithm>
 #include <cstdint>
@@ -33,6 +34,17 @@ __global__ void __launch_bounds__(1024) plain_merge(unsigned* dest, int H, bool 
     return;
   }
   for (int b = threadIdx.x; b < H; b += blockDim.x) atomicAdd(&dest[b], copy[b]);
+}
+
+/// Two neighbouring bins per 64-bit atomic (H even, dest 8-byte aligned): exact while no bin's sum reaches 2^32 (no
+/// carry into the next bin), as for counts of fewer than 2^32 inputs added into zeroed bins.
+__global__ void __launch_bounds__(1024) paired_merge(unsigned* dest, int H) {
+  extern __shared__ unsigned copy[];
+  for (int b = threadIdx.x; b < H; b += blockDim.x) copy[b] = copy_value(blockIdx.x, b);
+  __syncthreads();
+  auto* pairs = reinterpret_cast<unsigned long long*>(dest);
+  for (int p = threadIdx.x; p < H / 2; p += blockDim.x)
+    atomicAdd(&pairs[p], (static_cast<unsigned long long>(copy[2 * p + 1]) << 32) | copy[2 * p]);
 }
 
 __global__ void __launch_bounds__(1024) cluster_merge(unsigned* dest, int H) {
@@ -68,9 +80,15 @@ int main() {
     std::vector<unsigned> want(H, 0);
     for (int blk = 0; blk < G; ++blk)
       for (int b = 0; b < H; ++b) want[b] += (static_cast<unsigned>(blk) * 7 + b) % 5 + 1;
-    for (int C : {0, 1, 2, 4, 8}) {
+    for (int C : {0, 1, -1, 2, 4, 8}) {
       if (C > 1 && G % C) continue;
       auto launch = [&] {
+        if (C == -1) {
+          CK(cudaFuncSetAttribute(paired_merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(shared)));
+          paired_merge<<<G, 1024, shared>>>(dest, H);
+          return;
+        }
         if (C <= 1) {
           CK(cudaFuncSetAttribute(plain_merge, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
           plain_merge<<<G, 1024, shared>>>(dest, H, C == 1);
@@ -109,9 +127,9 @@ int main() {
         ms.push_back(m);
       }
       std::sort(ms.begin(), ms.end());
-      std::printf("H %6d  %-12s %7.2f us  %s\n", H,
-                  C == 0 ? "fill only" : C == 1 ? "atomics" : ("cluster " + std::to_string(C)).c_str(),
-                  1000.0 * ms[ms.size() / 2], ok ? "ok" : "WRONG");
+      const std::string name =
+          C == 0 ? "fill only" : C == 1 ? "atomics" : C == -1 ? "64-bit pairs" : "cluster " + std::to_string(C);
+      std::printf("H %6d  %-12s %7.2f us  %s\n", H, name.c_str(), 1000.0 * ms[ms.size() / 2], ok ? "ok" : "WRONG");
     }
   }
   return 0;
