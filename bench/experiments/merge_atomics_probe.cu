@@ -72,9 +72,6 @@ int main() {
   std::printf("# %s, %d blocks of 1024 threads, medians of 21\n", prop.name, G);
   unsigned* dest = nullptr;
   CK(cudaMalloc(&dest, 1 << 20));
-  cudaEvent_t t0, t1;
-  CK(cudaEventCreate(&t0));
-  CK(cudaEventCreate(&t1));
   for (int H : {2048, 6144, 12288, 24576}) {
     const std::size_t shared = static_cast<std::size_t>(H) * 4;
     std::vector<unsigned> want(H, 0);
@@ -115,21 +112,10 @@ int main() {
       std::vector<unsigned> got(H);
       CK(cudaMemcpy(got.data(), dest, shared, cudaMemcpyDeviceToHost));
       const bool ok = C == 0 ? true : got == want;
-      std::vector<float> ms;
-      for (int rep = 0; rep < 21; ++rep) {
-        CK(cudaMemset(dest, 0, shared));
-        CK(cudaEventRecord(t0));
-        launch();
-        CK(cudaEventRecord(t1));
-        CK(cudaEventSynchronize(t1));
-        float m = 0;
-        CK(cudaEventElapsedTime(&m, t0, t1));
-        ms.push_back(m);
-      }
-      std::sort(ms.begin(), ms.end());
+      const double us = event_median_us([&] { CK(cudaMemset(dest, 0, shared)); }, launch);
       const std::string name =
           C == 0 ? "fill only" : C == 1 ? "atomics" : C == -1 ? "64-bit pairs" : "cluster " + std::to_string(C);
-      std::printf("H %6d  %-12s %7.2f us  %s\n", H, name.c_str(), 1000.0 * ms[ms.size() / 2], ok ? "ok" : "WRONG");
+      std::printf("H %6d  %-12s %7.2f us  %s\n", H, name.c_str(), us, ok ? "ok" : "WRONG");
     }
   }
   return 0;

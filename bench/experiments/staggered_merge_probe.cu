@@ -14,7 +14,6 @@
 // staggering does not hide the merge; grid-stride reads 3-4 us faster than ranges and runs H = 12288 at 1.105x.
 // Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o staggered_merge_probe bench/experiments/staggered_merge_probe.cu
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -105,23 +104,7 @@ int main() {
   CK(cudaMalloc(&dest, 65536 * sizeof(unsigned)));
   CK(cudaMalloc(&sink, sizeof(unsigned)));
   CK(cudaMalloc(&d_starts, (G + 1) * sizeof(std::int64_t)));
-  cudaEvent_t t0, t1;
-  CK(cudaEventCreate(&t0));
-  CK(cudaEventCreate(&t1));
-  auto median_us = [&](auto&& launch) {
-    std::vector<float> ms;
-    for (int rep = 0; rep < 22; ++rep) {
-      CK(cudaEventRecord(t0));
-      launch();
-      CK(cudaEventRecord(t1));
-      CK(cudaEventSynchronize(t1));
-      float m = 0;
-      CK(cudaEventElapsedTime(&m, t0, t1));
-      if (rep > 0) ms.push_back(m);  // the first is a warm-up
-    }
-    std::sort(ms.begin(), ms.end());
-    return 1000.0 * ms[ms.size() / 2];
-  };
+  auto median_us = [](auto&& launch) { return event_median_us([] {}, launch, 21, 1); };
   const auto* v = reinterpret_cast<const uint4*>(d);
   const double floor_us = median_us([&] { read_floor<<<sms * 8, 512>>>(v, vectors, sink); });
   std::printf("read floor %.1f us\n", floor_us);
