@@ -21,6 +21,7 @@
 #include "ghist/detail/kernel_partition_narrow.cuh"
 #include "ghist/detail/kernel_partition_ring.cuh"
 #include "ghist/detail/kernel_shared.cuh"
+#include "ghist/detail/kernel_shared_one_pass.cuh"
 #include "ghist/detail/launch_attributes.hpp"
 #include "ghist/detail/race_factor.cuh"
 #include "ghist/detail/unit_increments.hpp"
@@ -209,6 +210,14 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     }
   }
   if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
+    if (pl.S == 1 && num_bins <= pl.H_chk && rows == nullptr) {  // kernel_shared_one_pass.cuh
+      auto kernel = gate.words != nullptr ? hdw_one_pass_kernel<Source, Op, true> : hdw_one_pass_kernel<Source, Op, false>;
+      allow_dynamic_shared(kernel, pl.shared_bytes);
+      kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, gate, static_cast<unsigned>(num_bins), pl.M,
+                                                             static_cast<int>(shared_copy_stride(pl.H_chk, pl.M)));
+      GHIST_CUDA_CHECK(cudaGetLastError());
+      return;
+    }
     if (gate.words != nullptr) {
       launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, false, false, false, false, true>);
       return;

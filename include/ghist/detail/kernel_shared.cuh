@@ -55,6 +55,41 @@ enum class copy_owner { threads, warp, thread };
 template <copy_owner Owner>
 inline constexpr int shared_kernel_max_block = Owner == copy_owner::thread ? thread_private_max_block : 1024;
 
+/// The end of a block's pass over bins [lo, lo + bins): folds its M copies (copy_stride apart in subs) and merges
+/// the result into dest with the operator's global atomic, skipping bins that hold the identity, or writes it to the
+/// block's row of `rows` (a grid x num_bins array) when rows is given. The caller has synchronised the block after
+/// its last update.
+/// With fewer bins than threads, `ways` threads share each bin (thread t folds copies t / bins, t / bins + ways, ...)
+/// and leave their partial results in copies 0 .. ways - 1: one thread per bin folding all M copies would leave the
+/// block waiting on a chain of M loads (H = 31, M = 933).
+template <class Op>
+__device__ __forceinline__ void fold_and_merge_copies(Op op, typename Op::value_type* subs, int M, int copy_stride,
+                                                      int bins, typename Op::value_type* dest, int* dest_locks,
+                                                      typename Op::value_type* rows, std::int64_t num_bins,
+                                                      std::int64_t lo) {
+  using T = typename Op::value_type;
+  constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
+  const T identity = Op::identity();
+  const int per_bin = static_cast<int>(blockDim.x) / bins;  // 0 when there are more bins than threads
+  const int ways = per_bin < 2 ? 1 : (per_bin < M ? per_bin : M);
+  if (ways > 1) {
+    const int b = static_cast<int>(threadIdx.x) % bins, part = static_cast<int>(threadIdx.x) / bins;
+    T acc = identity;
+    if (part < ways)
+      for (int m = part; m < M; m += ways) acc = op(acc, subs[m * copy_stride + b]);
+    __syncthreads();
+    if (part < ways) subs[part * copy_stride + b] = acc;
+    __syncthreads();
+  }
+  for (int b = threadIdx.x; b < bins; b += blockDim.x) {
+    T acc = subs[b];
+    for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * copy_stride + b]);
+    if (rows != nullptr) rows[blockIdx.x * num_bins + lo + b] = acc;
+    else if (!bitwise_equal(acc, identity))
+      atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
+  }
+}
+
 // HotBins (with DeferLost, or the lock class with one copy and a slot per active bin): each pass samples its input
 // and takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
 // (plan::hot_slots, hot_bins.cuh). ActiveBins (with HotBins: plan::hot_active_bins, one block per SM): a slot for
@@ -299,28 +334,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       if (pass == 0) pass_overwrite_gate(gate, dest, num_bins, identity);  // an overwrite call's fill of dest
     if constexpr (HotBins)
       if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, static_cast<int>(stride));  // into copy 0
-    // Fold the M copies. With fewer bins than threads, `ways` threads share each bin (thread t folds copies
-    // t / len, t / len + ways, ...) and leave their partial results in copies 0 .. ways - 1: one thread per bin
-    // folding all M copies would leave the block waiting on a chain of M loads (H = 31, M = 933).
-    const int bins = static_cast<int>(len), copy_stride = static_cast<int>(stride);
-    const int per_bin = static_cast<int>(blockDim.x) / bins;  // 0 when there are more bins than threads
-    const int ways = per_bin < 2 ? 1 : (per_bin < M ? per_bin : M);
-    if (ways > 1) {
-      const int b = static_cast<int>(threadIdx.x) % bins, part = static_cast<int>(threadIdx.x) / bins;
-      T acc = identity;
-      if (part < ways)
-        for (int m = part; m < M; m += ways) acc = op(acc, subs[m * copy_stride + b]);
-      __syncthreads();
-      if (part < ways) subs[part * copy_stride + b] = acc;
-      __syncthreads();
-    }
-    for (int b = threadIdx.x; b < bins; b += blockDim.x) {
-      T acc = subs[b];
-      for (int m = 1; m < (ways > 1 ? ways : M); ++m) acc = op(acc, subs[m * copy_stride + b]);
-      if (rows != nullptr) rows[blockIdx.x * num_bins + lo + b] = acc;
-      else if (!bitwise_equal(acc, identity))
-        atomic_update<memory_level::global>(op, dest + lo + b, acc, xcg ? dest_locks + lo + b : nullptr);
-    }
+    fold_and_merge_copies(op, subs, M, static_cast<int>(stride), static_cast<int>(len), dest, dest_locks, rows,
+                          num_bins, lo);
     __syncthreads();
   }
 }
