@@ -97,7 +97,8 @@ void time_three_ways(const char* what, Call&& call) {
     CK(cudaEventElapsedTime(&ms, a, b));
     queued.push_back(1000.0 * ms);
   }
-  std::printf("%-28s plain %7.1f us  queued (GPU alone) %7.1f us  plain - queued %5.1f us  host time of the call %5.1f us\n",
+  std::printf("%-28s plain %7.1f us  queued (GPU alone) %7.1f us  plain - queued %5.1f us  "
+              "host time of the call %5.1f us\n",
               what, median(plain), median(queued), median(plain) - median(queued), median(host));
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
@@ -177,7 +178,8 @@ int main(int argc, char** argv) {
     const bench::hdw_fn f{bench::seed000_bin::make(H, RF)};
     ghist::options opts;
     opts.race_factor = double(RF);
-    const ghist::plan pl = ghist::plan_for_elements<ghist::plus<std::int32_t>, std::uint32_t, bench::hdw_fn>(n, H, opts);
+    const ghist::plan pl =
+        ghist::plan_for_elements<ghist::plus<std::int32_t>, std::uint32_t, bench::hdw_fn>(n, H, opts);
     std::printf("# H = %lld RF = %lld: %s; planning alone %.2f us\n", static_cast<long long>(H),
                 static_cast<long long>(RF), pl.to_string().c_str(), host_us([&] {
                   (void)ghist::plan_for_elements<ghist::plus<std::int32_t>, std::uint32_t, bench::hdw_fn>(n, H, opts);

@@ -76,7 +76,8 @@ __global__ void __launch_bounds__(1024, 2)
       if (static_cast<std::uint64_t>(u.bin) < std::uint64_t{bins32}) atomicAdd(&copy[static_cast<int>(u.bin)], u.value);
     } else {
       const std::int64_t b = u.bin - lo;
-      if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len)) atomicAdd(&copy[static_cast<int>(b)], u.value);
+      if (static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len))
+        atomicAdd(&copy[static_cast<int>(b)], u.value);
     }
   };
   const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;

@@ -211,7 +211,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   }
   if constexpr (atomic_class_of<Op> == atomic_class::hdw) {
     if (pl.S == 1 && num_bins <= pl.H_chk && rows == nullptr) {  // kernel_shared_one_pass.cuh
-      auto kernel = gate.words != nullptr ? hdw_one_pass_kernel<Source, Op, true> : hdw_one_pass_kernel<Source, Op, false>;
+      auto kernel =
+          gate.words != nullptr ? hdw_one_pass_kernel<Source, Op, true> : hdw_one_pass_kernel<Source, Op, false>;
       allow_dynamic_shared(kernel, pl.shared_bytes);
       kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, gate, static_cast<unsigned>(num_bins), pl.M,
                                                              static_cast<int>(shared_copy_stride(pl.H_chk, pl.M)));
