@@ -30,24 +30,6 @@
 #include "ghist/generalized_histogram.cuh"
 #include "seed000_ops.cuh"
 
-__global__ void fill(unsigned* out, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    out[i] = static_cast<unsigned>(z >> 32);
-  }
-}
-
-__global__ void read_floor(const uint4* v, std::int64_t n, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const uint4 w = v[i];
-    acc ^= w.x ^ w.y ^ w.z ^ w.w;
-  }
-  if (acc == 0x12345678u) *sink = acc;
-}
-
 /// The bare kernel's bins: compile-time active and RF.
 template <unsigned Active, unsigned RF>
 struct const_bin {
@@ -128,7 +110,7 @@ int main(int argc, char**) {
               static_cast<long long>(n), G);
   unsigned* d = nullptr;
   CK(cudaMalloc(&d, n * sizeof(unsigned)));
-  fill<<<2048, 256>>>(d, n);
+  fill_uniform_words<<<2048, 256>>>(d, n);
   CK(cudaDeviceSynchronize());
   std::vector<unsigned> host(n);
   CK(cudaMemcpy(host.data(), d, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -142,7 +124,7 @@ int main(int argc, char**) {
   unsigned long long ticket = 0;
   auto median_us = [](auto&& launch) { return event_median_us([] {}, launch, 21, 1); };
   const auto* v = reinterpret_cast<const uint4*>(d);
-  const double floor_us = median_us([&] { read_floor<<<sms * 8, 512>>>(v, vectors, sink); });
+  const double floor_us = median_us([&] { read_floor_vectors<<<sms * 8, 512>>>(v, vectors, sink); });
   std::printf("read floor %.1f us\n", floor_us);
 
   auto run_cell = [&](auto h_tag, auto rf_tag) {

@@ -1,8 +1,10 @@
 // CK(call): the standalone probes in this folder stop with the CUDA error's name at the first failing call.
-// event_median_us: a probe's timing of one launch.
+// event_median_us: a probe's timing of one launch. fill_uniform_words, read_floor_vectors: the uniform 32-bit input
+// of the HDW probes and the read floor over it.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -40,4 +42,24 @@ double event_median_us(Prepare&& prepare, Launch&& launch, int reps = 21, int wa
   CK(cudaEventDestroy(t1));
   std::sort(ms.begin(), ms.end());
   return 1000.0 * ms[ms.size() / 2];
+}
+
+/// out[i] = the top half of splitmix64(i * golden + c): uniform 32-bit words, the same for every launch shape.
+__global__ void fill_uniform_words(unsigned* out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    out[i] = static_cast<unsigned>(z >> 32);
+  }
+}
+
+/// Reads each of the n vectors once and keeps the loads alive (the read floor a histogram of them is measured against).
+__global__ void read_floor_vectors(const uint4* v, std::int64_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const uint4 w = v[i];
+    acc ^= w.x ^ w.y ^ w.z ^ w.w;
+  }
+  if (acc == 0x12345678u) *sink = acc;
 }
