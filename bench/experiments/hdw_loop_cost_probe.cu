@@ -19,8 +19,11 @@
 // Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr --extended-lambda -Iinclude -Ibench \
 //     -o hdw_loop_cost_probe bench/experiments/hdw_loop_cost_probe.cu build-gpu/libghist.a -lcuda
+// Usage: hdw_loop_cost_probe [full | gate]: "full" adds the first run's variants, "gate" compares only the library
+// kernel's gate with a memset before it, at 8192..49152 bins.
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -91,6 +94,9 @@ __global__ void __launch_bounds__(1024, 2)
   }
 }
 
+/// The library's input source with the benchmark's bin function.
+using seed_source = ghist::detail::element_source<std::uint32_t, bench::hdw_fn>;
+
 /// One variant's kernel, as a type (a lambda's parameter).
 template <class BinFn, check Check, int Vectors, bool Gated>
 struct kernel_tag {
@@ -98,8 +104,9 @@ struct kernel_tag {
   static constexpr bool gated = Gated;
 };
 
-int main(int argc, char**) {
-  const bool full = argc > 1;  // any argument: the first run's variants too
+int main(int argc, char** argv) {
+  const bool gate_only = argc > 1 && std::string(argv[1]) == "gate";  // see gate_or_memset below
+  const bool full = argc > 1 && !gate_only;  // any other argument: the first run's variants too
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop{};
@@ -212,6 +219,49 @@ int main(int argc, char**) {
     CK(cudaDeviceSynchronize());
     check_dest("ghist's call", median_us(call), nullptr);
   };
+  // "gate": only the library's one-pass kernel, its dest filled by the gate or by a memset before the launch (as
+  // dispatch does above overwrite_gate_max_bins), around that limit; H = 49152 on one block per SM (192 KiB).
+  auto gate_or_memset = [&](auto h_tag, auto rf_tag, int grid) {
+    constexpr unsigned H = decltype(h_tag)::value, RF = decltype(rf_tag)::value;
+    const bench::seed000_bin bin = bench::seed000_bin::make(H, RF);
+    std::vector<int> want(H, 0);
+    for (const unsigned x : host) ++want[bin(x)];
+    const std::size_t shared = H * sizeof(int);
+    const seed_source src{d, n, bench::hdw_fn{bin}};
+    for (const bool gated : {true, false}) {
+      auto kernel = gated ? ghist::detail::hdw_one_pass_kernel<seed_source, ghist::plus<std::int32_t>, true>
+                          : ghist::detail::hdw_one_pass_kernel<seed_source, ghist::plus<std::int32_t>, false>;
+      CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      auto launch = [&] {
+        ghist::detail::overwrite_gate gate{};
+        if (gated) gate = {gate_words, ++ticket};
+        else CK(cudaMemsetAsync(dest, 0, shared));
+        kernel<<<grid, 1024, shared>>>(src, ghist::plus<std::int32_t>{}, dest, gate, H, 1, int(H));
+      };
+      CK(cudaMemset(dest, 0x7f, shared));
+      launch();
+      CK(cudaDeviceSynchronize());
+      std::vector<int> got(H);
+      const double us = median_us(launch);
+      CK(cudaMemcpy(got.data(), dest, shared, cudaMemcpyDeviceToHost));
+      std::printf("H %6u RF %2u  grid %3d  hdw_one_pass_kernel, %-6s %6.1f us  %.3fx floor  %s\n", H, RF, grid,
+                  gated ? "gate" : "memset", us, us / floor_us, got == want ? "ok" : "WRONG");
+    }
+  };
+  if (gate_only) {
+    for (int round = 0; round < 2; ++round) {
+      gate_or_memset(std::integral_constant<unsigned, 8192>{}, std::integral_constant<unsigned, 1>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 12288>{}, std::integral_constant<unsigned, 1>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 16384>{}, std::integral_constant<unsigned, 1>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 24576>{}, std::integral_constant<unsigned, 1>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 49152>{}, std::integral_constant<unsigned, 1>{}, sms);
+      gate_or_memset(std::integral_constant<unsigned, 12288>{}, std::integral_constant<unsigned, 63>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 16384>{}, std::integral_constant<unsigned, 63>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 24576>{}, std::integral_constant<unsigned, 63>{}, G);
+      gate_or_memset(std::integral_constant<unsigned, 49152>{}, std::integral_constant<unsigned, 63>{}, sms);
+    }
+    return 0;
+  }
   for (int round = 0; round < 2; ++round) {
     run_cell(std::integral_constant<unsigned, 6144>{}, std::integral_constant<unsigned, 1>{});
     run_cell(std::integral_constant<unsigned, 12288>{}, std::integral_constant<unsigned, 1>{});

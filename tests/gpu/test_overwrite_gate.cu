@@ -1,5 +1,5 @@
 // An overwrite call's fill of dest done inside the kernel (overwrite_gate.hpp; the hardware-atomic class up to
-// overwrite_gate_max_bins): calls in flight on several streams at once, each stream with its own gate, and a call
+// overwrite_gate_max_bins, times a told race factor): calls in flight on several streams at once, each stream with its own gate, and a call
 // captured into a graph (no gate: the fill stays a memset) and replayed. Each destination starts as garbage and is
 // compared with the CPU backend; beyond the streams that get a gate, calls fall back to the memset. Every other
 // overwrite test on the default stream goes through the gate too.
@@ -79,6 +79,37 @@ void streams_side_by_side() {
 TEST(OverwriteGate, StreamsSideBySide) {
   streams_side_by_side<ghist::plus<std::uint32_t>>();
   streams_side_by_side<ghist::max<std::int32_t>>();  // an identity that is not zero
+}
+
+// Told a race factor, calls over more than overwrite_gate_max_bins bins take the gate while H / RF stays within it
+// (overwrite_gate_wanted): one-pass plans of two blocks per SM and of one (49152 bins of 4 bytes), a multi-pass plan
+// (the generic kernel's gated instance), and whatever the input really is (a told race factor is only a hint).
+TEST(OverwriteGate, ToldRaceFactorAboveTheBinLimit) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const distribution dists[] = {distribution::uniform, distribution::zipf, distribution::one_bin,
+                                distribution::out_of_range};
+  struct told {
+    std::int64_t H;
+    double race_factor;
+    int S;  // plan_overrides::S, 0: the planner's
+  };
+  for (const told t : {told{16384, 2, 0}, told{24576, 63, 0}, told{49152, 8, 0}, told{40000, 63, 3}}) {
+    ASSERT_TRUE(ghist::detail::overwrite_gate_wanted(t.H, t.race_factor));
+    ASSERT_FALSE(ghist::detail::overwrite_gate_wanted(t.H, 1.0));
+    for (const distribution d : dists) {
+      overwrite_job<ghist::plus<std::uint32_t>> job(d, (1 << 20) + 5, t.H, rng);
+      ghist::options opts;
+      opts.how = ghist::mode::overwrite;
+      opts.race_factor = t.race_factor;
+      opts.overrides.S = t.S;
+      if (t.S > 0) opts.overrides.kind = ghist::strategy::shared_memory;
+      job.enqueue(0, opts);
+      CUDA_OK(cudaDeviceSynchronize());
+      job.expect_done(("H = " + std::to_string(t.H) + ", RF " + std::to_string(t.race_factor)).c_str());
+    }
+  }
 }
 
 // A call captured into a graph has no gate (replays could run side by side); replayed twice over garbage.

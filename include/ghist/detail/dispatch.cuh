@@ -116,8 +116,8 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
   } else {
     // The hardware-atomic class's overwrite call has dest filled by the kernel's first block to merge, where the
     // stream has a gate and dest is small (overwrite_gate.hpp); otherwise before the launch.
-    if (atomic_class_of<Op> == atomic_class::hdw && how == mode::overwrite && num_bins <= overwrite_gate_max_bins &&
-        !pl.warp_private && !pl.thread_private)
+    if (atomic_class_of<Op> == atomic_class::hdw && how == mode::overwrite &&
+        overwrite_gate_wanted(num_bins, pl.race_factor) && !pl.warp_private && !pl.thread_private)
       gate = overwrite_gate_for(stream);
     if (how == mode::overwrite && gate.words == nullptr) fill_async(dest, num_bins, Op::identity(), stream);
     if constexpr (atomic_class_of<Op> == atomic_class::xcg) {

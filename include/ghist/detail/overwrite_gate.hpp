@@ -1,5 +1,5 @@
 // An overwrite call's fill of dest with the identity, done inside the histogram kernel instead of as a memset before
-// it: the hardware-atomic class's shared-memory plans, up to overwrite_gate_max_bins bins.
+// it: the hardware-atomic class's shared-memory plans, up to overwrite_gate_max_bins bins (times a told race factor).
 //
 // Why: the benchmark (as a caller would) times each call from an idle GPU, so the host's ~4 us enqueueing a memset
 // of dest is on the clock before the kernel's own launch: event-timed, a 48 KiB memset before a 200 MB read took it
@@ -30,12 +30,24 @@ struct overwrite_gate {
 
 inline constexpr int overwrite_gate_max_streams = 4096;
 
-/// Larger destinations keep the memset. The fill at the first merge makes the blocks that finish their input while
-/// it runs wait, and with many bins to merge (RF 1) their merges then bunch up. Seed 000's HDW, same run, memset ->
-/// gate, us (lent H100, 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt, experiment 5): RF 1
+/// Calls whose merge is larger keep the memset: the fill at the first merge makes the blocks that finish their input
+/// while it runs wait, and with many bins to merge their merges then bunch up. A block merges only the bins it hit,
+/// so the merge's size is about H / RF bins for a told race factor (overwrite_gate_wanted). Seed 000's HDW, same run,
+/// memset -> gate, us (lent H100, 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt, experiment 5): RF 1
 /// H = 8192 / 10000 / 12288 / 16384 / 24576 / 49152 83.5 / 84.8 / 85.9 / 86.3 / 90.2 / 94.5 -> 81.9 / 83.2 / 86.2 /
-/// 87.7 / 94.2 / 99.9; RF 63 82.5 / 82.3 / 82.2 / 84.6 / 86.1 / 91.5 -> 78.7 / 79.1 / 79.6 / 79.7 / 80.6 / 85.9.
+/// 87.7 / 94.2 / 99.9; RF 63 82.5 / 82.3 / 82.2 / 84.6 / 86.1 / 91.5 -> 78.7 / 79.1 / 79.6 / 79.7 / 80.6 / 85.9. With
+/// hdw_one_pass_kernel (lent H200, 2026-11-28, bench/results/2026-11-28-h200-hdw-one-pass.txt, section 8), two
+/// rounds: RF 1 H = 8192 / 12288 / 16384 / 24576 / 49152 62.1 / 62.6 / 64.3 / 68.1 / 77.2 and 60.9 / 62.9 / 63.2 /
+/// 67.4 / 76.4 -> 60.3 / 62.2 / 63.7 / 71.3 / 81.5 and 60.2 / 62.7 / 63.9 / 70.2 / 81.4; RF 63 H = 12288 / 16384 /
+/// 24576 / 49152 60.1 / 61.1 / 61.8 / 72.6 and 60.9 / 60.9 / 63.3 / 71.2 -> 57.4 / 57.3 / 58.2 / 68.5 and 57.2 / 57.3 /
+/// 58.6 / 68.2.
 inline constexpr std::int64_t overwrite_gate_max_bins = 12288;
+
+/// Whether an overwrite call of the hardware-atomic class over num_bins bins, on a plan made for race_factor, fills
+/// dest at the gate: where each block's merge is about as small as a uniform input's over overwrite_gate_max_bins bins.
+inline bool overwrite_gate_wanted(std::int64_t num_bins, double race_factor) {
+  return static_cast<double>(num_bins) <= overwrite_gate_max_bins * (race_factor > 1.0 ? race_factor : 1.0);
+}
 
 /// A stream's gate words (src/overwrite_gate.cpp): `fresh` when just handed out (the caller zeroes them on the stream),
 /// null words when the device has gates for overwrite_gate_max_streams streams already.
