@@ -109,18 +109,11 @@ int main(int argc, char** argv) {
   const bool full = argc > 1 && !gate_only;  // any other argument: the first run's variants too
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
   const int G = 2 * sms;
   const std::int64_t n = 50000000, vectors = n / 4;  // n is a multiple of 4
-  std::printf("# %s, N = %lld uint32, %d blocks of 1024 threads, medians of 21\n", prop.name,
-              static_cast<long long>(n), G);
-  unsigned* d = nullptr;
-  CK(cudaMalloc(&d, n * sizeof(unsigned)));
-  fill_uniform_words<<<2048, 256>>>(d, n);
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> host(n);
-  CK(cudaMemcpy(host.data(), d, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  const uniform_words input(n, G);
+  unsigned* const d = input.device;
+  const std::vector<unsigned>& host = input.host;
   int* dest = nullptr;
   unsigned* sink = nullptr;
   unsigned long long* gate_words = nullptr;

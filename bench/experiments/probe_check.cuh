@@ -1,6 +1,6 @@
 // CK(call): the standalone probes in this folder stop with the CUDA error's name at the first failing call.
-// event_median_us: a probe's timing of one launch. fill_uniform_words, read_floor_vectors: the uniform 32-bit input
-// of the HDW probes and the read floor over it.
+// event_median_us: a probe's timing of one launch. fill_uniform_words, read_floor_vectors, uniform_words: the uniform
+// 32-bit input of the HDW probes (on the device and a host copy) and the read floor over it.
 #pragma once
 
 #include <algorithm>
@@ -63,3 +63,20 @@ __global__ void read_floor_vectors(const uint4* v, std::int64_t n, unsigned* sin
   }
   if (acc == 0x12345678u) *sink = acc;
 }
+
+/// n words of fill_uniform_words on the device (cudaMalloc'd, never freed: a probe's input lives as long as it) and
+/// their host copy; prints the probe's header line (the GPU, n, the grid of `blocks` blocks of 1024 threads).
+struct uniform_words {
+  unsigned* device = nullptr;
+  std::vector<unsigned> host;
+  uniform_words(std::int64_t n, int blocks) : host(static_cast<std::size_t>(n)) {
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("# %s, N = %lld uint32, %d blocks of 1024 threads, medians of 21\n", prop.name,
+                static_cast<long long>(n), blocks);
+    CK(cudaMalloc(&device, n * sizeof(unsigned)));
+    fill_uniform_words<<<2048, 256>>>(device, n);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(host.data(), device, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  }
+};

@@ -68,18 +68,11 @@ __global__ void __launch_bounds__(1024, 2)
 int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
   const int G = 2 * sms;
   const std::int64_t n = 50000000 / 4 * 4, vectors = n / 4;
-  std::printf("# %s, N = %lld uint32, %d blocks of 1024 threads, medians of 21\n", prop.name,
-              static_cast<long long>(n), G);
-  unsigned* d = nullptr;
-  CK(cudaMalloc(&d, n * sizeof(unsigned)));
-  fill_uniform_words<<<2048, 256>>>(d, n);
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> host(n);
-  CK(cudaMemcpy(host.data(), d, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  const uniform_words input(n, G);
+  unsigned* const d = input.device;
+  const std::vector<unsigned>& host = input.host;
   unsigned *dest = nullptr, *sink = nullptr;
   std::int64_t* d_starts = nullptr;
   CK(cudaMalloc(&dest, 65536 * sizeof(unsigned)));

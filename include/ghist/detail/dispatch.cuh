@@ -115,7 +115,7 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     rows = static_cast<T*>(scratch.get(pl.temp_bytes));  // in overwrite mode the fold writes every bin: no fill
   } else {
     // The hardware-atomic class's overwrite call has dest filled by the kernel's first block to merge, where the
-    // stream has a gate and dest is small (overwrite_gate.hpp); otherwise before the launch.
+    // stream has a gate and the blocks' merges are small (overwrite_gate_wanted); otherwise before the launch.
     if (atomic_class_of<Op> == atomic_class::hdw && how == mode::overwrite &&
         overwrite_gate_wanted(num_bins, pl.race_factor) && !pl.warp_private && !pl.thread_private)
       gate = overwrite_gate_for(stream);
