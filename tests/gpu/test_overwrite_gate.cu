@@ -1,8 +1,9 @@
 // An overwrite call's fill of dest done inside the kernel (overwrite_gate.hpp; the hardware-atomic class up to
-// overwrite_gate_max_bins, times a told race factor): calls in flight on several streams at once, each stream with its own gate, and a call
-// captured into a graph (no gate: the fill stays a memset) and replayed. Each destination starts as garbage and is
-// compared with the CPU backend; beyond the streams that get a gate, calls fall back to the memset. Every other
-// overwrite test on the default stream goes through the gate too.
+// overwrite_gate_max_bins, times a told race factor): calls in flight on several streams at once, each stream with
+// its own gate, a call captured into a graph (no gate: the fill stays a memset) and replayed, and calls told a race
+// factor above the bin limit. Each destination starts as garbage and is compared with the CPU backend; beyond the
+// streams that get a gate, calls fall back to the memset. Every other overwrite test on the default stream goes
+// through the gate too.
 #include <cstdint>
 #include <memory>
 #include <random>
