@@ -205,9 +205,11 @@ bool fast_copy_per_thread(const problem& p, const device_info& dev, const planne
   return copy_bytes * 2 * static_cast<std::size_t>(k.thread_private_min_threads_per_sm) <= dev.shared_per_sm;
 }
 
-// Told a race factor of 8 or more over 4 to max_hot_slots active bins (H / RF), the compare-and-swap class plans
-// hot-bin slots too: the sample finds the active bins and each gets a slot per thread (a plain read-modify-write),
-// instead of a copy per thread of all H bins at few threads per SM or the plain loop's retries. Lent H200,
+// Told a race factor of 8 or more over 4 to max_hot_slots active bins (H / RF), a compare-and-swap plan of a caller's
+// shape (M or S given) takes hot-bin slots too; the planner's own plan there is the slot per active bin
+// (active_bin_slots_plan, below), whose redirected loop is faster still. With the slots, the sample finds the active
+// bins and each gets a slot per thread (a plain read-modify-write), instead of a copy per thread of all H bins at few
+// threads per SM or the plain loop's retries. Lent H200,
 // 2026-11-26, N = 50M, RF 63, same run, us: seed 000's saturating add H = 252 / 300 / 400 / 505 / 566 (4..8 active
 // bins) 154 / 177 / 242 / 317 / 318 (a copy per thread at 224..96 threads per SM) -> 130 / 130 / 132 / 132 / 132; the
 // packed argmax (4 slots) H = 252 / 300 226 / 225 -> 150 / 150. Not where a copy per thread has twice
@@ -331,11 +333,15 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_
     return false;
   if (fast_copy_per_thread(p, dev, k)) return false;
   const i64 active = static_cast<i64>(std::floor(static_cast<double>(p.num_bins) / p.race_factor));
-  // cas: up to max_hot_slots active bins take the slots beside the usual copies (few_active_bins_for_slots). Slots
-  // whose words may be shared (4-byte cas always, the lock class below a thread count: hot_bins.cuh) take more active
-  // bins, in a larger table.
+  // From 4 active bins. The compare-and-swap class's 4..max_hot_slots took the sampled slots beside the usual copies
+  // (few_active_bins_for_slots) until the loop of this plan redirected its updates (kernel_shared.cuh,
+  // redirected_visit) and its sample was spread over the input (hot_bins.cuh): same run, lent H200, 2026-11-28,
+  // seed 000's saturating add RF 63 H = 252..566 118-121 -> 99-101 us, told-RF Zipf(1.1) H = 505 119 -> 100,
+  // the packed argmax H = 252 / 300 136 -> 116 (H = 400..566 within 1%) (bench/results/
+  // 2026-11-28-h200-cas-shared-slot-loop.txt). Slots whose words may be shared (4-byte cas always, the lock class
+  // below a thread count: hot_bins.cuh) take more active bins, in a larger table.
   const bool cas_shares = !xcg && p.value_bytes == 4;
-  if (active <= (xcg ? 3 : max_hot_slots(p, k, block_size(0, k.shared_block, dev))) ||
+  if (active <= 3 ||
       active > (cas_shares || xcg ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots))
     return false;
   // The slots start after the copy (the lock class's with its bit locks), at a multiple of the value's size: the

@@ -409,9 +409,8 @@ TEST(Sanitizer, SmallCases) {
     c.race_factor = 63;
     check_against_cpu<unpacked_argmax>(c);
   }
-  // The compare-and-swap class told RF 63: hot-bin slots for 8 active bins (H = 505) and a slot per active bin
-  // (plan::hot_active_bins: H = 700, 2048 a word per thread; H = 12288 words shared by 1024 threads, its input
-  // staged);
+  // The compare-and-swap class told RF 63: a slot per active bin (plan::hot_active_bins: H = 505, 700, 2048 a word
+  // per thread; H = 12288 words shared by 1024 threads, its input staged);
   // without slots, the private copies per thread (H = 505, 96 threads per SM) and per warp (H = 700).
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
     for (std::int64_t H : {505, 700, 2048, 12288}) {
@@ -629,7 +628,9 @@ TEST(GpuVsCpu, HotBinSlotsDense) {
     }
 }
 // A told RF over more active bins than slots: a slot per active bin (plan::hot_active_bins) in blocks sized for them.
-// The inputs hit all H bins, not H / RF: the sample finds more candidates than slots, and the rest stay on the copy.
+// Stride 1: the inputs hit all H bins, not H / RF: the sample finds more candidates than slots, and the rest stay on
+// the copy. Stride 63 (seed 000's input): a slot for every bin hit, so that the loop redirects each input to its slot
+// (kernel_shared.cuh, redirected_visit: a word per thread at H = 700, 2048, shared words from 6144).
 template <class Op>
 void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
   int k = 0;
@@ -646,19 +647,23 @@ void active_bin_slots(std::initializer_list<std::int64_t> sizes) {
     const auto staged = ghist::plan_for_elements<Op, std::uint64_t>(big, H, opts);
     EXPECT_EQ(staged.staged_input, cas && sizeof(typename Op::value_type) == 4 && H >= 12288) << staged.to_string();
     for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), big})
-      for (distribution d : all_distributions) {
-        test_case c{d, n, H, ghist::strategy::automatic,
-                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
-        c.race_factor = 63.0;
-        c.indexed = k % 5 == 0;
-        c.staged_input = k % 3 - 1;
-        c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
-        // Too small for the rows: the merge through the destination (the lock class's locks: 4 bytes a bin).
-        const bool locks = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
-        const std::size_t merge_bytes = locks ? std::size_t(H) * 4 : 16;
-        c.workspace_bytes = (n == big && k % 2 == 0) ? merge_bytes : 0;
-        check_against_cpu<Op>(c);
-      }
+      for (distribution d : all_distributions)
+        for (const int stride : {1, 63}) {
+          // Both strides meet both modes and both merges (i and i / 2 alternate).
+          const int i = k++;
+          test_case c{d, n, H, ghist::strategy::automatic,
+                      (i + i / 2) % 2 == 0 ? ghist::mode::overwrite : ghist::mode::accumulate};
+          c.race_factor = 63.0;
+          c.stride = stride;
+          c.indexed = i % 5 == 0;
+          c.staged_input = i % 3 - 1;
+          c.offset = (n > 1 && i % 4 == 1) ? 1 : 0;
+          // Too small for the rows: the merge through the destination (the lock class's locks: 4 bytes a bin).
+          const bool locks = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
+          const std::size_t merge_bytes = locks ? std::size_t(H) * 4 : 16;
+          c.workspace_bytes = (n == big && i / 2 % 2 == 0) ? merge_bytes : 0;
+          check_against_cpu<Op>(c);
+        }
   }
 }
 TEST(GpuVsCpu, ActiveBinSlots) {

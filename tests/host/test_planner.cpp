@@ -268,9 +268,8 @@ TEST(PlannerH100, Switch) {
   const std::vector<std::int64_t> hs = {31, 505, 2048, 12288, 49152, 196608, 1572864};
   for (double rf : {1.0, 63.0}) {
     // cas and xcg at H = 31: a copy per thread (thread_private_plan), whatever the RF. RF enters the shared plan
-    // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins takes the model's copies and hot-bin slots,
-    // over H = 2048's 32 and H = 12288's 195 one copy and a slot per active bin (one block per SM), over more one
-    // block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
+    // only for cas: 32-bit cas at RF = 63 over H = 505's 8 active bins, H = 2048's 32 and H = 12288's 195 takes one
+    // copy and a slot per active bin (one block per SM), over more one block per SM with twice the copies; otherwise RF changes the global M. The switch counts the passes of the default shape (2 blocks per
     // SM): cas H = 196608 needs 7 there, so it goes global although one block per SM needs 4. At RF 63 H = 49152 and
     // 196608 (780 and 3120 active bins) take the hashed tables (M: their copies; H = 49152 of hdw keeps its one pass),
     // and at H = 1572864 (24966 active bins) 32-bit cas and hdw one pass with 16-bit tags of the keys
@@ -281,7 +280,7 @@ TEST(PlannerH100, Switch) {
               sparse ? "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 shared:1,1 shared:1,1"
                      : "shared:933,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:13,1 global:1,1");
     EXPECT_EQ(auto_row(hs, atomic_class::cas, rf, dev),
-              sparse ? "shared:512,1 shared:55,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 shared:1,1"
+              sparse ? "shared:512,1 shared:1,1 shared:1,1 shared:1,1 shared:17,1 shared:3,1 shared:1,1"
                      : "shared:512,1 shared:57,1 shared:14,1 shared:2,1 shared:1,1 global:26,1 global:3,1");
     // xcg: at RF 63 over 8 and 32 active bins (H = 505, 2048) one copy and a slot per active bin; at RF 1 the model's
     // M with locks (bit locks: seed 000's 4-byte locks gave 311, 19, 4, 1 / 1,3 at H = 49152).
@@ -1422,7 +1421,7 @@ TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 1.0), dev).thread_private);
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 0.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 255, 63.0), dev).thread_private)
-      << "4 active bins: hot-bin slots (HotBinSlotsForFewActiveBins)";
+      << "4 active bins: a slot per active bin (SlotPerActiveBinFromFourActiveBins)";
   EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 127, 1.0), dev).thread_private);
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::xcg, 255, 1.0), dev).thread_private) << "112 threads";
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 505, 0.0), dev).thread_private);
@@ -1599,39 +1598,39 @@ TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   EXPECT_FALSE(ghist::make_plan(paper_problem(atomic_class::cas, 49152, 63.0), dev).defer_lost_updates);
 }
 
-TEST(PlannerH100, HotBinSlotsForFewActiveBins) {
-  // Told RF >= 8 over 4 to 8 active bins (H / RF, 4-byte values, blocks of 1024): a slot for each, on the deferring
-  // loop, instead of a copy per thread or per warp; fewer or more active bins, 8-byte values (4 slots) over 8, a low
-  // RF, or an H small enough for a copy per thread at 448 threads per SM keep their plans.
+TEST(PlannerH100, SlotPerActiveBinFromFourActiveBins) {
+  // Told RF >= 8 over 4 or more active bins (H / RF): a slot per active bin (plan::hot_active_bins) on the deferring
+  // loop, instead of a copy per thread or per warp (4 to 8 active bins of 4 bytes, and 4 of 8 bytes, took the sampled
+  // slots beside the copies before); fewer active bins, a low RF, or an H small enough for a copy per thread at 448
+  // threads per SM keep their plans, as does a caller who turns hot bins off.
   const device_info dev = device_info::h100_sxm();
-  for (std::int64_t H : {252, 300, 505, 566}) {
+  for (std::int64_t H : {252, 300, 505, 566, 567, 1024, 2048}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
-    EXPECT_EQ(pl.hot_slots, 8) << pl.to_string();
+    EXPECT_TRUE(pl.hot_active_bins) << H << ": " << pl.to_string();
     EXPECT_TRUE(pl.defer_lost_updates) << pl.to_string();
     EXPECT_FALSE(pl.thread_private || pl.warp_private) << pl.to_string();
   }
   for (std::int64_t H : {127, 250}) {
     const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
     EXPECT_EQ(pl.hot_slots, 0) << H << ": " << pl.to_string();
+    EXPECT_FALSE(pl.hot_active_bins) << H << ": " << pl.to_string();
   }
-  for (std::int64_t H : {567, 1024, 2048}) {  // more active bins: a slot each all the same (ActiveBinSlots)
-    const plan pl = ghist::make_plan(paper_problem(atomic_class::cas, H, 63.0), dev);
-    EXPECT_TRUE(pl.hot_active_bins) << H << ": " << pl.to_string();
-  }
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 40.0), dev).hot_slots, 8);
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::cas, 200, 7.0), dev).hot_slots, 0) << "RF under 8";
+  EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::cas, 200, 40.0), dev).hot_active_bins);
+  const plan low = ghist::make_plan(paper_problem(atomic_class::cas, 200, 7.0), dev);
+  EXPECT_TRUE(low.hot_slots == 0 && !low.hot_active_bins) << "RF under 8: " << low.to_string();
   const plan small = ghist::make_plan(paper_problem(atomic_class::cas, 64, 8.0), dev);
   EXPECT_EQ(small.hot_slots, 0) << "a copy per thread at 448 threads per SM or more";
   EXPECT_TRUE(small.thread_private) << small.to_string();
   problem packed = paper_problem(atomic_class::cas, 505, 63.0);
   packed.value_bytes = 8;
-  EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "8 active bins, 4 slots: a slot each all the same";
+  EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "8 active bins of 8 bytes";
   packed.num_bins = 252;
-  EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 4);
+  EXPECT_TRUE(ghist::make_plan(packed, dev).hot_active_bins) << "4 active bins of 8 bytes";
   plan_overrides off;
   off.hot_bins = -1;
   const plan without = ghist::make_plan(paper_problem(atomic_class::cas, 505, 63.0), dev, off);
   EXPECT_EQ(without.hot_slots, 0);
+  EXPECT_FALSE(without.hot_active_bins);
   EXPECT_TRUE(without.thread_private) << without.to_string();
 }
 

@@ -135,12 +135,13 @@ class hot_bin_slots {
   }
 
   /// Every thread of the block calls it at the start of a pass, before the copies are filled: samples `samples` inputs
-  /// per thread (a run of consecutive inputs at a place that depends on the block), counts the bins in [lo, lo + len)
+  /// per thread (a run of consecutive inputs at a place that depends on the block; Spread: runs of 32 spread over the
+  /// whole input), counts the bins in [lo, lo + len)
   /// in the copies' memory (at least len ints), and takes the hottest bins (pick_room) when the hottest has at least
   /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
   /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
   /// fills the copies publishes them. Passes of more than hot_bin_max_pass_bins take none (bins in 16 bits).
-  template <class Source>
+  template <bool Spread, class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
                                  int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
@@ -151,9 +152,16 @@ class hot_bin_slots {
     __syncthreads();
     const std::int64_t n = src.n, wanted = static_cast<std::int64_t>(B) * samples;
     const std::int64_t run = n < wanted ? n : wanted;
-    const std::int64_t start = gridDim.x > 1 ? (n - run) * blockIdx.x / (gridDim.x - 1) : 0;
+    // Spread (the slot per active bin, whose bins the sample misses go to one copy): runs of 32 consecutive inputs (a
+    // warp's coalesced read) spread evenly over the whole input, `gap` apart, at an offset that depends on the block.
+    // Every block's loop walks the whole input, so that is what its sample should see: from one run, a block of
+    // seed 000's sorted input told RF 63 saw one or two bins and left the rest on its one copy, where 1024 threads
+    // retried their compare-and-swaps (H = 567 / 2048: 8414 / 2795 us, 100 / 106 spread; lent H200, 2026-11-28,
+    // bench/results/2026-11-28-h200-cas-shared-slot-loop.txt). Else one run at a place that depends on the block.
+    const std::int64_t chunks = (run + 31) / 32, gap = !Spread || n < wanted ? 32 : n / chunks;
+    const std::int64_t offset = gridDim.x > 1 ? (Spread ? gap - 32 : n - run) * blockIdx.x / (gridDim.x - 1) : 0;
     auto sampled_bin = [&](std::int64_t at) {  // -1 outside the pass
-      const std::int64_t b = static_cast<std::int64_t>(src.at(start + at).bin) - lo;
+      const std::int64_t b = static_cast<std::int64_t>(src.at(at / 32 * gap + offset + at % 32).bin) - lo;
       return static_cast<std::uint64_t>(b) < static_cast<std::uint64_t>(len) ? static_cast<int>(b) : -1;
     };
     for (std::int64_t at = tid; at < run; at += B) {
@@ -200,8 +208,10 @@ class hot_bin_slots {
     const bool exclusive = pass.slot_words == B;
     multiplier_ = static_cast<unsigned>(counters_[4]);
     own_end_ = first + (exclusive ? pass.slots * B : 0);
+    uniform_words_ = !exclusive || pass.lane_bins == 0;
     // Locked && ShareSlots: the word in a slot, the thread's own (tid) or its share (find).
     shared_word_ = exclusive ? (Locked && ShareSlots ? tid : tid % 32) : tid % pass.slot_words;
+    word_offset_ = exclusive ? tid : shared_word_;
     T* subs = reinterpret_cast<T*>(shared_);
     for (int i = tid; i < pass.slots * pass.slot_words + pass.lane_bins * 32; i += B) subs[first + i] = identity;
     if constexpr (Locked && ShareSlots) {  // the shared words' bit locks, after the slots' values, all free
@@ -225,6 +235,18 @@ class hot_bin_slots {
     word += static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
     return true;
   }
+
+  /// Without locks, in a pass whose slots give every thread its word at one offset from the table's entry
+  /// (uniform_words: all slot words shared, or a word per thread in every slot and no replicas): `at` becomes the
+  /// thread's word of bin b where b has a slot, and is left as it is otherwise. One branch-free step where find() takes
+  /// three ways.
+  __device__ __forceinline__ void redirect(int b, int& at) const {
+    static_assert(!Locked, "for the compare-and-swap class");
+    const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
+    if (e >> 16 == static_cast<unsigned>(b)) at = static_cast<int>(e & 0xffffu) + word_offset_;
+  }
+  /// Whether this pass may take redirect() instead of find().
+  __device__ __forceinline__ bool uniform_words() const { return uniform_words_; }
 
   /// Locked && ShareSlots: find without `own`. The lock class has no replicas, so a pass's slot words are all the
   /// thread's own or all shared (words_own, the same for the whole pass): the kernel asks once per pass, not per
@@ -445,6 +467,8 @@ class hot_bin_slots {
   int own_end_ = 0;      // the first word after the slots with a word per thread (find)
   int shared_word_ = 0;  // this thread's word in a shared slot or replica: tid % slot_words, or its lane (or, the
                          // lock class with a word per thread, tid)
+  int word_offset_ = 0;         // the thread's word in a slot from the table's entry, where uniform_words_
+  bool uniform_words_ = false;  // every slot's word for this thread at word_offset_ (redirect)
   int first_ = 0;              // Locked && ShareSlots: the slots' first value, and their words' bit locks
   int* slot_locks_ = nullptr;
 };

@@ -171,8 +171,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
     const std::int64_t len = num_bins - lo < H_chk ? num_bins - lo : H_chk;
     hot_bin_pass hot_pass{plan_M, 0, 0};
     if constexpr (HotBins) {  // counts in the copies' memory before they are filled
-      hot_pass = hot.choose(src, lo, len, plan_M, static_cast<int>(stride), slot_hits, lane_hits, weak_hits, samples,
-                            identity);
+      hot_pass = hot.template choose<ActiveBins>(src, lo, len, plan_M, static_cast<int>(stride), slot_hits, lane_hits,
+                                                 weak_hits, samples, identity);
       M = hot_pass.copies;
       sub_offset = static_cast<int>(threadIdx.x % M * stride);
     }
@@ -287,14 +287,36 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               deferred.update2(subs, word, u.value);  // the lane's replica
           };
         };
+        // A slot per active bin in a pass where each thread's word in a slot lies at one offset from the table's
+        // entry (hot_bin_slots::uniform_words: all slot words shared, or a word per thread and no replicas): one
+        // lookup that redirects the update's target, one update site and one kept word (deferred_cas_updater::update)
+        // instead of hot_visit's branches to three sites and two kept words. A thread's own word takes the compare-and-
+        // swap too, which always wins there (no other thread writes it). ncu's SASS at seed 000's RF 63, H = 12288
+        // (shared words): 47 -> 33 instructions per input, the kernel's 107M -> 89M (issue-bound: 73% of issue slots
+        // busy). Same runs: RF 63 H = 6144..24576 13-17% faster, RF 32 H = 4096 / 8192, RF 16 H = 1024 / 4096 and
+        // RF 8 H = 1024 3-18%, RF 63 H = 567..2048 (a word per thread) 4%, told-RF Zipf(1.1) H = 2048 / 6144 / 12288
+        // 6 / 5 / 22% faster and H = 24576 2.5% slower (there the second kept word helped), the packed argmax RF 63
+        // H = 505..2048 2-5%; with two kept words the loop over shared words gained only 7-9% (lent H200, 2026-11-28,
+        // bench/results/2026-11-28-h200-cas-shared-slot-loop.txt). The sampled hot bins' loop (32 registers) keeps
+        // hot_visit: there the second loop made ptxas spill 148 bytes instead of 68.
+        const std::uint64_t one_pass_bins = static_cast<unsigned>(num_bins);  // S == 1: a chunk's bins fit 32 bits
+        auto redirected_visit = [&](const bin_update<T>& u) {
+          if (static_cast<std::uint64_t>(u.bin) >= one_pass_bins) return;
+          int at = sub_offset + static_cast<int>(u.bin);
+          if constexpr (ActiveBins && !locked) hot.redirect(static_cast<int>(u.bin), at);
+          deferred.update(subs, at, u.value);
+        };
+        const bool redirected = ActiveBins && S == 1 && hot_pass.slots > 0 && hot.uniform_words();
         if constexpr (Staged) {  // ActiveBins (the static_assert above)
-          if (hot_pass.slots == 0) src.for_each_staged(ring, visit);
+          if (redirected) src.for_each_staged(ring, redirected_visit);
+          else if (hot_pass.slots == 0) src.for_each_staged(ring, visit);
           else if (S == 1) src.for_each_staged(ring, hot_visit(std::true_type{}));
           else src.for_each_staged(ring, hot_visit(std::false_type{}));
         } else if (hot_pass.slots == 0) {
           src.for_each_prefetched(rank, threads, visit);
         } else if constexpr (ActiveBins) {
-          if (S == 1) src.for_each_prefetched(rank, threads, hot_visit(std::true_type{}));
+          if (redirected) src.for_each_prefetched(rank, threads, redirected_visit);
+          else if (S == 1) src.for_each_prefetched(rank, threads, hot_visit(std::true_type{}));
           else src.for_each_prefetched(rank, threads, hot_visit(std::false_type{}));
         } else {
           src.for_each_prefetched(rank, threads, hot_visit(std::false_type{}));
