@@ -239,12 +239,13 @@ int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides
   return max_hot_slots(p, k, B);
 }
 
-// Told a race factor of 8 or more over more active bins (H / RF) than max_hot_slots (the lock class: 4 or more), up
-// to hot_bin_max_active_slots, the cas and lock classes give every active bin a slot per thread all the same (plan::
-// hot_active_bins): one block per SM with one copy of all H bins (for the bins the sample misses) and as many threads
-// as the slots leave room for, whole warps, at least active_bin_slots_min_block (below); 4-byte cas below that, and
-// the lock class below active_bin_lock_exclusive_min_block, take 1024 threads that share each slot's words (plan::
-// hot_shared_words; the lock class under a bit lock per word) up to hot_bin_max_shared_word_slots active bins.
+// Told a race factor of 8 or more over 4 or more active bins (H / RF; for cas more than max_hot_slots until
+// 2026-11-28: active_bin_slots_plan), up to hot_bin_max_active_slots, the cas and lock classes give every active bin
+// a slot per thread all the same (plan::hot_active_bins): one block per SM with one copy of all H bins (for the bins
+// the sample misses) and as many threads as the slots leave room for, whole warps, at least
+// active_bin_slots_min_block (below); 4-byte cas below that, and the lock class below
+// active_bin_lock_exclusive_min_block, take 1024 threads that share each slot's words (plan::hot_shared_words; the
+// lock class under a bit lock per word) up to hot_bin_max_shared_word_slots active bins.
 // A copy per thread of the active bins only, in effect; the alternatives retry on the active words (the plain loop)
 // or fold each warp's equal bins (a copy per warp). Lent H200, 2026-11-26, N = 50M, same run against the told plans
 // (--hot-bins off), us: seed 000's saturating add RF 63 H = 567 / 1024 / 2048 / 4096 / 6144 / 8192 (9..130 active
