@@ -98,6 +98,9 @@ struct config {
   int dense = 0;
   /// auto with plan_overrides::hashed_bins = this: 1 wherever the tables fit, -1 never (the A/B of plan::hashed_bins).
   int hashed = 0;
+  /// auto with plan_overrides::hot_split = this: 1 splits off the sample's heavy hitters whenever it finds some, -1
+  /// never samples for them (the A/B of the heavy-hitter split).
+  int hot_split = 0;
   /// > 0: auto with plan_overrides::M = this (with --hashed on: the copies of the table's values).
   int copies = 0;
   /// > 0: auto with plan_overrides::kind = partitioned and S = this many groups (with --counted, either layout).
@@ -145,6 +148,9 @@ const char* usage_text =
     "                     (plan_overrides::dense_second_pass = 1 / -1; default: the planner's, where RF is told)\n"
     "  --hashed on|off    auto as the hashed shared-memory strategy wherever H / RF active bins fit its tables,\n"
     "                     or never (plan_overrides::hashed_bins = 1 / -1; default: the planner's)\n"
+    "  --hot-split on|off auto for CAS, XCG and packed with the heavy hitters of an input with an unknown race\n"
+    "                     factor split off when its sample finds some, or never (plan_overrides::hot_split = 1 /\n"
+    "                     -1; default: the planner's, which does not split)\n"
     "  --copies M         auto with plan_overrides::M = M (with --hashed on: copies of the hashed table's values)\n"
     "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"
@@ -238,6 +244,7 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--counted") c.counted = on_off(value());
     else if (a == "--dense") c.dense = on_off(value());
     else if (a == "--hashed") c.hashed = on_off(value());
+    else if (a == "--hot-split") c.hot_split = on_off(value());
     else if (a == "--copies") c.copies = static_cast<int>(parse_int(value(), "--copies", 1, 1024));
     else if (a == "--groups") c.groups = static_cast<int>(parse_int(value(), "--groups", 1, 1 << 20));
     else if (a == "--no-cub") c.cub = false;
@@ -290,6 +297,7 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   v[0].overrides.counted_groups = cfg.counted;
   v[0].overrides.dense_second_pass = cfg.dense;
   v[0].overrides.hashed_bins = cfg.hashed;
+  if (private_copy_bytes > 0) v[0].overrides.hot_split = cfg.hot_split;  // not for hardware atomics (no split)
   if (cfg.copies > 0) v[0].overrides.M = cfg.copies;
   if (cfg.groups > 0) {
     v[0].overrides.kind = ghist::strategy::partitioned;

@@ -1,5 +1,6 @@
 // GPU results against the CPU backend on fresh random data: the three atomic classes, many sizes, five input
 // distributions, each strategy forced and auto, both accumulate modes, the element and index forms.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <sstream>
@@ -37,6 +38,7 @@ struct test_case {
   int hashed = 0;            ///< overrides.hashed_bins (a table of the bins met per block); 0 = planner decides
   /// > 0: in-range bins b become (b % max(1, H / stride)) * stride, seed 000's race-factor input: H / stride bins hit
   int stride = 0;
+  int hot_split = 0;  ///< overrides.hot_split (the heavy hitters of a call without a race factor); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -46,7 +48,8 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << (c.indexed ? "indexed" : "element") << " groups=" << c.groups << " workspace=" << c.workspace_bytes
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
     << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
-    << " dense=" << c.dense << " hashed=" << c.hashed << " stride=" << c.stride << " seed=" << seed;
+    << " dense=" << c.dense << " hashed=" << c.hashed << " stride=" << c.stride << " hot_split=" << c.hot_split
+    << " seed=" << seed;
   return s.str();
 }
 
@@ -94,6 +97,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.staged_input = c.staged_input;
   opts.overrides.dense_second_pass = c.dense;
   opts.overrides.hashed_bins = c.hashed;
+  opts.overrides.hot_split = c.hot_split;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -1123,6 +1127,135 @@ TEST(GpuVsCpu, PartitionedNeedsElementInputs) {
                                                           d_hist.get(), 1000, 0, opts),
                ghist::error);
   EXPECT_EQ(d_hist.download(), std::vector<std::uint32_t>(1000, 7)) << "dest must be untouched";
+}
+
+}  // namespace
+}  // namespace ghist_test
+
+namespace ghist_test {
+namespace {
+
+// The heavy-hitter split (detail/hot_split.cuh), asked for (plan_overrides::hot_split = 1: it runs wherever the
+// sample finds bins of 4 or more of its 2048 inputs) and not (0), against the CPU backend: every distribution
+// (uniform input over few bins has heavy hitters too: H = 31 and 255 from a small input; out-of-range inputs never
+// enter the table), sizes below, at and above the sample's 2048 and off the 16-byte boundary, both modes, and the
+// plan over the rest in shared memory, the hashed tables and the partitioned strategy (H up to 1572864).
+template <class Op>
+void hot_split_cases(std::initializer_list<std::int64_t> Hs) {
+  int k = 0;
+  for (std::int64_t H : Hs)
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(2047), std::int64_t(100003), std::int64_t(1 << 20) + 7})
+      for (distribution d : all_distributions) {
+        test_case c{d, n, H, ghist::strategy::automatic,
+                    (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.indexed = k % 5 == 0;
+        c.hot_split = (k % 3 == 0 || c.indexed) ? 0 : 1;  // an indexed call may not ask (IndexedCallMayNotAsk)
+        c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
+        check_against_cpu<Op>(c);
+      }
+}
+TEST(GpuVsCpu, HotSplitCompareAndSwap) { hot_split_cases<saturating_add24>({31, 255, 4096, 49152, 1572864}); }
+TEST(GpuVsCpu, HotSplitPackedArgmax) { hot_split_cases<packed_argmax>({257, 12288, 196608}); }
+TEST(GpuVsCpu, HotSplitLockClass) {
+  hot_split_cases<unpacked_argmax>({31, 4096, 49152, 786433});
+  hot_split_cases<count_max_op>({257, 12288});  // 16-byte values: 64 threads per block in the heavy hitters' pass
+}
+
+// The split is for element inputs: an indexed call that asks for it gets an error naming the override, and its
+// destination is untouched.
+TEST(HotSplit, IndexedCallMayNotAsk) {
+  const std::vector<std::uint64_t> elements(1000, 5);
+  device_buffer<std::uint64_t> d_elements(elements);
+  const std::vector<std::uint32_t> initial(64, 7u);
+  device_buffer<std::uint32_t> d_hist(initial);
+  ghist::options opts;
+  opts.overrides.hot_split = 1;
+  try {
+    ghist::generalized_histogram_indexed_async(1000, indexed_update<saturating_add24>{d_elements.get()},
+                                               saturating_add24{}, d_hist.get(), 64, 0, opts);
+    ADD_FAILURE() << "an indexed call with hot_split = 1 was accepted";
+  } catch (const ghist::error& e) {
+    EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(d_hist.download(), initial);
+}
+
+// Seed 000's race-factor input (every 63rd bin) told no race factor: its ~200 active bins each take ~0.5% of the
+// input, which the sample counts as heavy hitters; the split keeps the 32 hottest apart and the rest go to the plan.
+TEST(GpuVsCpu, HotSplitStridedBins) {
+  for (std::int64_t H : {std::int64_t(12288), std::int64_t(196608)}) {
+    test_case c{distribution::uniform, (1 << 20) + 7, H, ghist::strategy::automatic, ghist::mode::accumulate};
+    c.stride = 63;
+    c.hot_split = 1;
+    check_against_cpu<saturating_add24>(c);
+    check_against_cpu<unpacked_argmax>(c);
+  }
+}
+
+}  // namespace
+}  // namespace ghist_test
+
+namespace ghist_test {
+namespace {
+
+struct bin_as_is {
+  __device__ ghist::bin_update<std::uint32_t> operator()(std::int32_t b) const { return {b, 1u}; }
+};
+
+// The sample's table, exactly: an input of at most 2048 inputs is sampled whole, so its counts are known. Bin 7 x 100
+// (the hottest), 40 bins x 9 (ties broken by the smaller bin: 31 of them are ranked), bin 3 x 4 (enough, but ranked
+// below the 31st tie), bin 5 x 3 (too few), out-of-range bins (never kept) and distinct bins for the rest. The
+// ranked bins take their slots hottest first; one whose slot a hotter bin holds stays out (a host model below).
+TEST(HotSplitSample, KeepsTheHottestBinsOfTheSample) {
+  const std::int64_t H = 100000;
+  std::vector<std::int32_t> bins;
+  std::vector<std::int32_t> ranked = {7};
+  bins.insert(bins.end(), 100, 7);
+  for (int b = 0; b < 40; ++b) {
+    bins.insert(bins.end(), 9, 1000 + 17 * b);
+    if (b < 31) ranked.push_back(1000 + 17 * b);
+  }
+  bins.insert(bins.end(), 4, 3);
+  bins.insert(bins.end(), 3, 5);
+  bins.insert(bins.end(), 50, -4);
+  bins.insert(bins.end(), 50, static_cast<std::int32_t>(H) + 9);
+  for (int b = 0; bins.size() < 2000; ++b) bins.push_back(20000 + b);
+  std::mt19937_64 rng(fresh_seed());
+  std::shuffle(bins.begin(), bins.end(), rng);
+  const auto n = static_cast<std::int64_t>(bins.size());
+
+  // The host model of the direct-mapped table.
+  std::vector<int> slot_bin(ghist::detail::hot_split_slots, -1), slot_index(ghist::detail::hot_split_slots, -1);
+  std::vector<int> kept;
+  int hot_samples = 0;
+  for (std::int32_t b : ranked) {
+    const int s = ghist::detail::hot_slot_of(static_cast<unsigned>(b));
+    if (slot_bin[s] >= 0) continue;
+    slot_bin[s] = b;
+    slot_index[s] = static_cast<int>(kept.size());
+    kept.push_back(b);
+    hot_samples += b == 7 ? 100 : 9;
+  }
+
+  device_buffer<std::int32_t> d_bins(bins);
+  device_buffer<ghist::detail::hot_split_state> d_state(1);
+  ghist::detail::hot_split_sample_kernel<<<1, ghist::detail::hot_split_sample_threads>>>(
+      ghist::detail::element_source<std::int32_t, bin_as_is>{d_bins.get(), n, bin_as_is{}}, n, H, d_state.get());
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  const ghist::detail::hot_split_state state = d_state.download()[0];
+
+  EXPECT_GE(kept.size(), 28u) << "the model: few of 32 bins share a slot of 512";
+  EXPECT_EQ(state.stats.bins, static_cast<int>(kept.size()));
+  EXPECT_EQ(state.stats.valid_samples, n - 100);
+  EXPECT_EQ(state.stats.top_count, 100);
+  EXPECT_EQ(state.stats.hot_samples, hot_samples);
+  for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(state.bins_of[k], kept[k]) << "index " << k;
+  for (int s = 0; s < ghist::detail::hot_split_slots; ++s) {
+    EXPECT_EQ(state.slots[s].x, slot_bin[s]) << "slot " << s;
+    EXPECT_EQ(state.slots[s].y, slot_index[s]) << "slot " << s;
+  }
 }
 
 }  // namespace

@@ -1393,6 +1393,35 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
   EXPECT_THROW(make(atomic_class::cas, 4, 196608, 63, forced), ghist::error);
 }
 
+TEST(PlannerH100, HotSplitOverrideIsChecked) {
+  // plan_overrides::hot_split takes -1, 0 or 1, and 1 only for the compare-and-swap and lock classes with values of
+  // up to 16 bytes (the split itself is the dispatch's: GPU tests HotSplit*).
+  const device_info dev = device_info::h100_sxm();
+  for (int v : {-1, 0, 1}) {
+    plan_overrides o;
+    o.hot_split = v;
+    EXPECT_NO_THROW(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 1.0), dev, o)) << v;
+  }
+  plan_overrides asked;
+  asked.hot_split = 1;
+  EXPECT_NO_THROW(ghist::make_plan(paper_problem(atomic_class::xcg, 12288, 1.0), dev, asked));
+  EXPECT_THROW(ghist::make_plan(paper_problem(atomic_class::hdw, 12288, 1.0), dev, asked), ghist::error)
+      << "hardware atomics: no split";
+  problem wide = paper_problem(atomic_class::xcg, 12288, 1.0);
+  wide.value_bytes = 24;
+  EXPECT_THROW(ghist::make_plan(wide, dev, asked), ghist::error) << "24-byte values: no room for 32 per thread";
+  for (int v : {-2, 2}) {
+    plan_overrides o;
+    o.hot_split = v;
+    try {
+      ghist::make_plan(paper_problem(atomic_class::cas, 12288, 1.0), dev, o);
+      ADD_FAILURE() << "hot_split = " << v << " accepted";
+    } catch (const ghist::error& e) {
+      EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {
   // A copy per thread for the compare-and-swap and lock classes while at least 224 threads per SM get one (448 for
   // 32-bit cas told RF < 8), in blocks of at most 512 (two per SM where they fit), the copies an odd stride apart.

@@ -13,6 +13,7 @@
 
 #include "ghist/atomic_class.hpp"
 #include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/hot_split.cuh"
 #include "ghist/detail/kernel_fill_reduce.cuh"
 #include "ghist/detail/kernel_global.cuh"
 #include "ghist/detail/kernel_hashed.cuh"
@@ -650,8 +651,78 @@ bool race_factor_matters(const plan& pl, const plan_overrides& o) {
   return (pl.kind == strategy::global_memory || lock_class_plan_depends) && o.M == 0 && o.S == 0;
 }
 
-/// Checks the arguments, plans and launches. Every check happens before the first enqueued operation.
+/// Calls the heavy-hitter split (hot_split.cuh) is for: element inputs (an indexed call's f may be costly to run
+/// twice, and each splittable kind of call compiles the whole engine once more for its pass over the rest:
+/// ghist_bench.cu took 188 s to compile without the split and 302 s with it, here beside another build) of the
+/// compare-and-swap and lock classes (hardware atomics fold a warp's equal bins themselves), with values small
+/// enough for 32 of them per thread.
+template <class Source>
+inline constexpr bool is_element_source = false;
+template <class In, class BinFn>
+inline constexpr bool is_element_source<element_source<In, BinFn>> = true;
 template <class Source, class Op>
+inline constexpr bool hot_split_applies =
+    is_element_source<Source> && atomic_class_of<Op> != atomic_class::hdw && sizeof(typename Op::value_type) <= 16;
+
+/// Whether a call samples its input for heavy hitters: asked for (plan_overrides::hot_split = 1), with an unknown
+/// race factor and no caller's workspace (the split's passes take their temporaries from the pool). The planner does
+/// not ask for it yet: the first build of the split on a lent H200 (bench/results/2026-12-01-h200-hot-split.txt)
+/// won on some skewed cells (the lock class on Zipf(1.1) at H = 6144..24576 1.4-2.4x faster, one bin at
+/// H >= 49152 1.3-2.2x) and lost on others and on every uniform call (its sample and wait ~45 us), and the build
+/// here, with a cheaper sample, a one-load table and a faster merge, has not been measured yet.
+inline bool hot_split_considered(const options& opts, std::int64_t num_bins) {
+  return opts.overrides.hot_split > 0 && opts.race_factor == 0.0 && opts.scratch.data == nullptr &&
+         num_bins <= INT_MAX;
+}
+
+template <bool MaySplit = true, class Source, class Op>
+void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
+                   cudaStream_t stream, const options& opts);
+
+/// The heavy-hitter split (hot_split.cuh): samples `src`, waits for the stream, and when the sample finds heavy
+/// hitters, enqueues their pass, the call's own plan over the rest and the merge, and returns true; else returns
+/// false having enqueued only the sample.
+template <class Source, class Op>
+bool run_hot_split(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
+                   cudaStream_t stream, const options& opts) {
+  using T = typename Op::value_type;
+  constexpr int block = hot_bins_block<T>;
+  constexpr std::size_t shared_bytes = hot_bins_shared_bytes<T>;
+  auto* hot_kernel = hot_bins_kernel<Source, Op>;
+  int per_sm = 0;
+  GHIST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hot_kernel, block, shared_bytes));
+  const device_info dev = device_info::current();
+  const std::int64_t wanted = (n + block - 1) / block;
+  const int grid = static_cast<int>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(wanted, static_cast<std::int64_t>(std::max(per_sm, 1)) * dev.sm_count)));
+  const std::size_t state_bytes = round_up_256(sizeof(hot_split_state));
+  scratch_space scratch(workspace{}, stream);
+  char* base = static_cast<char*>(
+      scratch.get(state_bytes + static_cast<std::size_t>(grid) * hot_split_max_bins * sizeof(T)));
+  auto* state = reinterpret_cast<hot_split_state*>(base);
+  T* rows = reinterpret_cast<T*>(base + state_bytes);
+
+  hot_split_sample_kernel<<<1, hot_split_sample_threads, 0, stream>>>(src, n, num_bins, state);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  hot_split_stats stats{};
+  GHIST_CUDA_CHECK(cudaMemcpyAsync(&stats, &state->stats, sizeof(stats), cudaMemcpyDeviceToHost, stream));
+  GHIST_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (stats.bins == 0) return false;  // no heavy hitters: the plan as it is
+
+  hot_kernel<<<grid, block, shared_bytes, stream>>>(src, op, state, rows);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  options rest = opts;
+  rest.overrides.hot_split = -1;
+  run_histogram<false>(with_bin_function(src, hot_bins_excluded<decltype(src.f)>{src.f, state->slots}), n, op, dest,
+                       num_bins, stream, rest);
+  hot_split_merge_kernel<<<1, 32 * hot_split_max_bins, 0, stream>>>(state, rows, grid, op, dest);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  return true;
+}
+
+/// Checks the arguments, plans and launches. Every check happens before the first enqueued operation. MaySplit:
+/// whether the call may take the heavy-hitter split (false for the split's own pass over the rest).
+template <bool MaySplit, class Source, class Op>
 void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
                    cudaStream_t stream, const options& opts) {
   using T = typename Op::value_type;
@@ -661,6 +732,9 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (!(opts.race_factor == 0.0 || opts.race_factor >= 1.0) || std::isinf(opts.race_factor))
     throw error("options.race_factor must be 0 (unknown) or a finite value >= 1, got " +
                 std::to_string(opts.race_factor));
+  if (!is_element_source<Source> && opts.overrides.hot_split > 0)
+    throw error("plan override hot_split = 1 applies to element inputs (generalized_histogram_async), not to an "
+                "indexed call");
   if (opts.scratch.data == nullptr && opts.scratch.bytes > 0)
     throw error("options.scratch.data is null but options.scratch.bytes = " + std::to_string(opts.scratch.bytes));
 
@@ -696,6 +770,11 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (n == 0 || pl.grid == 0) {
     if (opts.how == mode::overwrite) fill_async(dest, num_bins, Op::identity(), stream);
     return;
+  }
+
+  if constexpr (MaySplit && hot_split_applies<Source, Op>) {
+    if (hot_split_considered(opts, num_bins) && run_hot_split(src, n, op, dest, num_bins, stream, opts))
+      return;
   }
 
   scratch_space scratch(opts.scratch, stream);
