@@ -148,9 +148,9 @@ const char* usage_text =
     "                     (plan_overrides::dense_second_pass = 1 / -1; default: the planner's, where RF is told)\n"
     "  --hashed on|off    auto as the hashed shared-memory strategy wherever H / RF active bins fit its tables,\n"
     "                     or never (plan_overrides::hashed_bins = 1 / -1; default: the planner's)\n"
-    "  --hot-split on|off auto for CAS, XCG and packed with the heavy hitters of an input with an unknown race\n"
-    "                     factor split off when its sample finds some, or never (plan_overrides::hot_split = 1 /\n"
-    "                     -1; default: the planner's, which does not split)\n"
+    "  --hot-split on|off auto for XCG with the heavy hitters of an input with an unknown race factor split off\n"
+    "                     when its sample finds some, or never (plan_overrides::hot_split = 1 / -1; default: the\n"
+    "                     planner's, which does not split)\n"
     "  --copies M         auto with plan_overrides::M = M (with --hashed on: copies of the hashed table's values)\n"
     "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"
@@ -297,7 +297,7 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   v[0].overrides.counted_groups = cfg.counted;
   v[0].overrides.dense_second_pass = cfg.dense;
   v[0].overrides.hashed_bins = cfg.hashed;
-  if (private_copy_bytes > 0) v[0].overrides.hot_split = cfg.hot_split;  // not for hardware atomics (no split)
+  if (private_copy_bytes > 0 && !cas_class) v[0].overrides.hot_split = cfg.hot_split;  // the lock class only
   if (cfg.copies > 0) v[0].overrides.M = cfg.copies;
   if (cfg.groups > 0) {
     v[0].overrides.kind = ghist::strategy::partitioned;

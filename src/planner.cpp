@@ -92,10 +92,9 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.hot_split < -1 || o.hot_split > 1)
     throw error("plan override hot_split must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.hot_split));
-  if (o.hot_split > 0 && (p.op_class == atomic_class::hdw || p.value_bytes > 16))
-    throw error("plan override hot_split = 1 applies to the compare-and-swap and lock classes with values of up to 16 "
-                "bytes; this operator " +
-                std::string(p.op_class == atomic_class::hdw ? "has hardware atomics"
+  if (o.hot_split > 0 && (p.op_class != atomic_class::xcg || p.value_bytes > 16))
+    throw error("plan override hot_split = 1 applies to the lock class with values of up to 16 bytes; this operator " +
+                std::string(p.op_class != atomic_class::xcg ? "takes atomics or compare-and-swap"
                                                             : "has " + std::to_string(p.value_bytes) + "-byte values"));
   if (o.hashed_bins > 0 &&
       (o.M > hashed_block / 32 || o.S > hashed_max_passes || (o.block > 0 && o.block != hashed_block)))

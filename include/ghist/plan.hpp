@@ -257,8 +257,8 @@ struct plan_overrides {
   /// factor is unknown) fit its tables (M then sets its copies of the values, S its passes), 0 where the planner
   /// expects it to gain, -1 never.
   int hashed_bins = 0;
-  /// Element inputs of the compare-and-swap and lock classes (values of up to 16 bytes), a call with an unknown
-  /// race factor (options.race_factor == 0) and no options.scratch: 1 samples 2048 inputs, waits for the stream
+  /// Element inputs of the lock class (values of up to 16 bytes), a call with an unknown race factor
+  /// (options.race_factor == 0) and no options.scratch: 1 samples 2048 inputs, waits for the stream
   /// once, and when some bins take 0.2% of the sample or more, histograms the hottest 32 of them apart in a copy per
   /// thread and the rest with the plan (detail/hot_split.cuh; each input is read twice). 0 (the planner) and -1:
   /// never, for now (bench/NOTES.md, forty-first session, has what was measured).

@@ -1154,31 +1154,44 @@ void hot_split_cases(std::initializer_list<std::int64_t> Hs) {
         check_against_cpu<Op>(c);
       }
 }
-TEST(GpuVsCpu, HotSplitCompareAndSwap) { hot_split_cases<saturating_add24>({31, 255, 4096, 49152, 1572864}); }
-TEST(GpuVsCpu, HotSplitPackedArgmax) { hot_split_cases<packed_argmax>({257, 12288, 196608}); }
 TEST(GpuVsCpu, HotSplitLockClass) {
-  hot_split_cases<unpacked_argmax>({31, 4096, 49152, 786433});
-  hot_split_cases<count_max_op>({257, 12288});  // 16-byte values: 64 threads per block in the heavy hitters' pass
+  hot_split_cases<unpacked_argmax>({31, 255, 4096, 49152, 786433, 1572864});
+  hot_split_cases<point_sum_op>({257, 12288});  // 12-byte values: 64 threads per block in the heavy hitters' pass
+  hot_split_cases<count_max_op>({257, 12288});  // 16-byte values
 }
 
-// The split is for element inputs: an indexed call that asks for it gets an error naming the override, and its
-// destination is untouched.
-TEST(HotSplit, IndexedCallMayNotAsk) {
+// The split is for element inputs of the lock class: an indexed call or a compare-and-swap operator that asks for it
+// gets an error naming the override, and its destination is untouched.
+TEST(HotSplit, OtherCallsMayNotAsk) {
   const std::vector<std::uint64_t> elements(1000, 5);
   device_buffer<std::uint64_t> d_elements(elements);
-  const std::vector<std::uint32_t> initial(64, 7u);
-  device_buffer<std::uint32_t> d_hist(initial);
   ghist::options opts;
   opts.overrides.hot_split = 1;
-  try {
-    ghist::generalized_histogram_indexed_async(1000, indexed_update<saturating_add24>{d_elements.get()},
-                                               saturating_add24{}, d_hist.get(), 64, 0, opts);
-    ADD_FAILURE() << "an indexed call with hot_split = 1 was accepted";
-  } catch (const ghist::error& e) {
-    EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();
-  }
+  auto expect_refused = [](auto&& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << " with hot_split = 1 was accepted";
+    } catch (const ghist::error& e) {
+      EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();
+    }
+  };
+  const std::vector<index_value> pairs(64, index_value{3u, 5});
+  device_buffer<index_value> d_pairs(pairs);
+  expect_refused([&] {
+    ghist::generalized_histogram_indexed_async(1000, indexed_update<unpacked_argmax>{d_elements.get()},
+                                               unpacked_argmax{}, d_pairs.get(), 64, 0, opts);
+  }, "an indexed call");
+  const std::vector<std::uint32_t> counts(64, 7u);
+  device_buffer<std::uint32_t> d_counts(counts);
+  expect_refused([&] {
+    ghist::generalized_histogram_async(d_elements.get(), 1000, element_to_update<saturating_add24>{},
+                                       saturating_add24{}, d_counts.get(), 64, 0, opts);
+  }, "a compare-and-swap operator");
   CUDA_OK(cudaDeviceSynchronize());
-  EXPECT_EQ(d_hist.download(), initial);
+  EXPECT_EQ(d_counts.download(), counts);
+  const auto pairs_after = d_pairs.download();
+  for (std::size_t b = 0; b < pairs.size(); ++b)
+    EXPECT_TRUE(op_case<unpacked_argmax>::equal(pairs_after[b], pairs[b])) << "bin " << b;
 }
 
 // Seed 000's race-factor input (every 63rd bin) told no race factor: its ~200 active bins each take ~0.5% of the
@@ -1188,7 +1201,6 @@ TEST(GpuVsCpu, HotSplitStridedBins) {
     test_case c{distribution::uniform, (1 << 20) + 7, H, ghist::strategy::automatic, ghist::mode::accumulate};
     c.stride = 63;
     c.hot_split = 1;
-    check_against_cpu<saturating_add24>(c);
     check_against_cpu<unpacked_argmax>(c);
   }
 }

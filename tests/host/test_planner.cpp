@@ -1394,19 +1394,21 @@ TEST(PlannerH100, HashedBinsForFewActiveBins) {
 }
 
 TEST(PlannerH100, HotSplitOverrideIsChecked) {
-  // plan_overrides::hot_split takes -1, 0 or 1, and 1 only for the compare-and-swap and lock classes with values of
-  // up to 16 bytes (the split itself is the dispatch's: GPU tests HotSplit*).
+  // plan_overrides::hot_split takes -1, 0 or 1, and 1 only for the lock class with values of up to 16 bytes (the
+  // split itself is the dispatch's: GPU tests HotSplit*).
   const device_info dev = device_info::h100_sxm();
   for (int v : {-1, 0, 1}) {
     plan_overrides o;
     o.hot_split = v;
-    EXPECT_NO_THROW(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 1.0), dev, o)) << v;
+    EXPECT_NO_THROW(ghist::make_plan(paper_problem(atomic_class::xcg, 12288, 1.0), dev, o)) << v;
   }
   plan_overrides asked;
   asked.hot_split = 1;
   EXPECT_NO_THROW(ghist::make_plan(paper_problem(atomic_class::xcg, 12288, 1.0), dev, asked));
   EXPECT_THROW(ghist::make_plan(paper_problem(atomic_class::hdw, 12288, 1.0), dev, asked), ghist::error)
       << "hardware atomics: no split";
+  EXPECT_THROW(ghist::make_plan(paper_problem(atomic_class::cas, 12288, 1.0), dev, asked), ghist::error)
+      << "compare-and-swap: no split";
   problem wide = paper_problem(atomic_class::xcg, 12288, 1.0);
   wide.value_bytes = 24;
   EXPECT_THROW(ghist::make_plan(wide, dev, asked), ghist::error) << "24-byte values: no room for 32 per thread";
@@ -1414,7 +1416,7 @@ TEST(PlannerH100, HotSplitOverrideIsChecked) {
     plan_overrides o;
     o.hot_split = v;
     try {
-      ghist::make_plan(paper_problem(atomic_class::cas, 12288, 1.0), dev, o);
+      ghist::make_plan(paper_problem(atomic_class::xcg, 12288, 1.0), dev, o);
       ADD_FAILURE() << "hot_split = " << v << " accepted";
     } catch (const ghist::error& e) {
       EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();

@@ -651,18 +651,19 @@ bool race_factor_matters(const plan& pl, const plan_overrides& o) {
   return (pl.kind == strategy::global_memory || lock_class_plan_depends) && o.M == 0 && o.S == 0;
 }
 
-/// Calls the heavy-hitter split (hot_split.cuh) is for: element inputs (an indexed call's f may be costly to run
-/// twice, and each splittable kind of call compiles the whole engine once more for its pass over the rest:
-/// ghist_bench.cu took 188 s to compile without the split and 302 s with it, here beside another build) of the
-/// compare-and-swap and lock classes (hardware atomics fold a warp's equal bins themselves), with values small
-/// enough for 32 of them per thread.
+/// Calls the heavy-hitter split (hot_split.cuh) is for: element inputs of the lock class with values small enough for
+/// 32 of them per thread. Only there did its first build gain (the compare-and-swap class's shared plans stayed
+/// contended on the rest; hardware atomics fold a warp's equal bins themselves), and each splittable kind of call
+/// compiles the whole engine once more for its pass over the rest (ghist_bench.cu took 188 s to compile without the
+/// split and 302 s with it for both classes, here beside another build; CI on a fresh clone 36 min against ~26),
+/// as an indexed call would, whose f may also be costly to run twice.
 template <class Source>
 inline constexpr bool is_element_source = false;
 template <class In, class BinFn>
 inline constexpr bool is_element_source<element_source<In, BinFn>> = true;
 template <class Source, class Op>
 inline constexpr bool hot_split_applies =
-    is_element_source<Source> && atomic_class_of<Op> != atomic_class::hdw && sizeof(typename Op::value_type) <= 16;
+    is_element_source<Source> && atomic_class_of<Op> == atomic_class::xcg && sizeof(typename Op::value_type) <= 16;
 
 /// Whether a call samples its input for heavy hitters: asked for (plan_overrides::hot_split = 1), with an unknown
 /// race factor and no caller's workspace (the split's passes take their temporaries from the pool). The planner does

@@ -7,7 +7,8 @@
 // ms at H = 786432..1572864 against 0.19-0.36 ms for uniform input, the unpacked argmax 1.3-2.3 ms at H = 12288..1.5M
 // against 0.24-0.61 ms: 4-30x, where issue 3 asks for 1.5x.
 //
-// So such a call, when asked (plan_overrides::hot_split = 1) and it does not know its race factor, first samples
+// So such a call of the lock class, when asked (plan_overrides::hot_split = 1) and it does not know its race factor
+// (the compare-and-swap class gained little; dispatch.cuh, hot_split_applies), first samples
 // 2048 inputs (64 runs of 32 spread over the input, so that sorted input shows its bins too) in one block, which
 // counts the sampled bins in shared memory and keeps up to 32 of those that appear hot_split_min_count or more times
 // (about 0.2% of the input or more), hottest first, in a direct-mapped table in device memory. The host reads back
