@@ -54,7 +54,9 @@ inline constexpr int hot_split_runs = hot_split_samples / hot_split_run;
 /// ~400 or fewer of a block's ~190K inputs at N = 50M on 264 blocks, too few to queue on its word.
 inline constexpr int hot_split_min_count = 4;
 inline constexpr int hot_split_max_candidates = hot_split_samples / hot_split_min_count;  // 512, one per thread
-inline constexpr int hot_split_count_slots = 2 * hot_split_samples;  // the sample's counting table, half full at most
+inline constexpr int hot_split_count_slot_bits = 12;  // the sample's counting table, half full at most
+inline constexpr int hot_split_count_slots = 1 << hot_split_count_slot_bits;
+static_assert(hot_split_count_slots >= 2 * hot_split_samples, "the counting table must stay half full at most");
 
 /// What the sample found (copied back to the host).
 struct hot_split_stats {
@@ -98,10 +100,6 @@ struct hot_bins_excluded {
 template <class In, class F, class G>
 element_source<In, G> with_bin_function(const element_source<In, F>& s, const G& g) {
   return {s.input, s.n, g};
-}
-template <class F, class G>
-index_source<G> with_bin_function(const index_source<F>& s, const G& g) {
-  return {s.n, g};
 }
 
 /// One block of hot_split_sample_threads: samples 2048 inputs, counts their bins in a hash table in shared memory,
@@ -149,7 +147,7 @@ __global__ void __launch_bounds__(hot_split_sample_threads)
     const unsigned key = keys[k];
     if (key == empty) continue;
     ++valid;
-    int s = static_cast<int>((key * 0x9E3779B1u) >> (32 - 12));  // 4096 slots
+    int s = static_cast<int>((key * 0x9E3779B1u) >> (32 - hot_split_count_slot_bits));
     for (;;) {
       const unsigned was = atomicCAS(&count_key[s], empty, key);
       if (was == empty || was == key) break;
