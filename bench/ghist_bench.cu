@@ -150,7 +150,7 @@ const char* usage_text =
     "                     or never (plan_overrides::hashed_bins = 1 / -1; default: the planner's)\n"
     "  --hot-split on|off auto for XCG with the heavy hitters of an input with an unknown race factor split off\n"
     "                     when its sample finds some, or never (plan_overrides::hot_split = 1 / -1; default: the\n"
-    "                     planner's, which does not split)\n"
+    "                     planner's: hot_split_rule.hpp)\n"
     "  --copies M         auto with plan_overrides::M = M (with --hashed on: copies of the hashed table's values)\n"
     "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "error_expectations.hpp"
+#include "ghist/detail/hot_split_rule.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/device_info.hpp"
@@ -1422,6 +1423,42 @@ TEST(PlannerH100, HotSplitOverrideIsChecked) {
       EXPECT_NE(std::string(e.what()).find("hot_split"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(PlannerH100, HotSplitRuleFollowsTheSample) {
+  // Left to the planner, the lock class splits off its heavy hitters where the sample of 2048 shows a skew that the
+  // plan would queue on (hot_split_rule.hpp): Zipf-like or one bin (a quarter of the sample in the table, the hottest
+  // bin 4% or more), not an even spread, and only for plans that are neither thread-private nor one-pass shared.
+  using ghist::detail::hot_split_stats;
+  using ghist::detail::hot_split_worth;
+  const device_info dev = device_info::h100_sxm();
+  const plan one_pass = ghist::make_plan(paper_problem(atomic_class::xcg, 12288, 1.0), dev);
+  ASSERT_EQ(one_pass.kind, strategy::shared_memory);
+  ASSERT_EQ(one_pass.S, 1);
+  ASSERT_FALSE(one_pass.thread_private);
+  const plan private_copies = ghist::make_plan(paper_problem(atomic_class::xcg, 31, 1.0), dev);
+  ASSERT_TRUE(private_copies.thread_private);
+  const plan large = ghist::make_plan(paper_problem(atomic_class::xcg, 1572864, 1.0), dev);
+  ASSERT_FALSE(large.kind == strategy::shared_memory && large.S == 1 && !large.hashed_bins) << large.to_string();
+
+  const hot_split_stats zipf{32, 1100, 2048, 310};  // Zipf(1.1) over 12288 bins: ~54% in the table, ~15% the top
+  const hot_split_stats one_bin{1, 2048, 2048, 2048};
+  const hot_split_stats even_100{32, 660, 2048, 28};  // ~100 active bins about equally hot
+  const hot_split_stats few_hot{32, 400, 2048, 120};  // under a quarter in the table
+  const hot_split_stats none{0, 0, 2048, 0};
+  const hot_split_stats nothing_valid{0, 0, 0, 0};
+  EXPECT_FALSE(ghist::detail::hot_split_may_pay(one_pass)) << "the sample's wait costs more than it gives there";
+  EXPECT_FALSE(ghist::detail::hot_split_may_pay(private_copies));
+  EXPECT_TRUE(ghist::detail::hot_split_may_pay(large));
+  EXPECT_FALSE(hot_split_worth(zipf, one_pass));
+  EXPECT_TRUE(hot_split_worth(zipf, large));
+  EXPECT_FALSE(hot_split_worth(zipf, private_copies));
+  EXPECT_TRUE(hot_split_worth(one_bin, large));
+  EXPECT_FALSE(hot_split_worth(even_100, one_pass));
+  EXPECT_FALSE(hot_split_worth(even_100, large));
+  EXPECT_FALSE(hot_split_worth(few_hot, large));
+  EXPECT_FALSE(hot_split_worth(none, large));
+  EXPECT_FALSE(hot_split_worth(nothing_valid, large));
 }
 
 TEST(PlannerH100, ThreadPrivateCopiesForSmallH) {

@@ -665,15 +665,16 @@ template <class Source, class Op>
 inline constexpr bool hot_split_applies =
     is_element_source<Source> && atomic_class_of<Op> == atomic_class::xcg && sizeof(typename Op::value_type) <= 16;
 
-/// Whether a call samples its input for heavy hitters: asked for (plan_overrides::hot_split = 1), with an unknown
-/// race factor and no caller's workspace (the split's passes take their temporaries from the pool). The planner does
-/// not ask for it yet: the first build of the split on a lent H200 (bench/results/2026-12-01-h200-hot-split.txt)
-/// won on some skewed cells (the lock class on Zipf(1.1) at H = 6144..24576 1.4-2.4x faster, one bin at
-/// H >= 49152 1.3-2.2x) and lost on others and on every uniform call (its sample and wait ~45 us), and the build
-/// here, with a cheaper sample, a one-load table and a faster merge, has not been measured yet.
-inline bool hot_split_considered(const options& opts, std::int64_t num_bins) {
-  return opts.overrides.hot_split > 0 && opts.race_factor == 0.0 && opts.scratch.data == nullptr &&
-         num_bins <= INT_MAX;
+/// Whether a call samples its input for heavy hitters: asked for (plan_overrides::hot_split = 1) or left to the planner
+/// (0) where nothing else of the plan is fixed (kind, M, S) and its plan `pl` is neither thread-private nor a one-pass
+/// shared plan (hot_split_may_pay), with an unknown race factor and no caller's workspace (the split's passes take
+/// their temporaries from the pool). The planner's calls then split only where hot_split_worth says so.
+inline bool hot_split_considered(const options& opts, const plan& pl, std::int64_t num_bins) {
+  const plan_overrides& o = opts.overrides;
+  const bool asked = o.hot_split > 0;
+  const bool planner =
+      o.hot_split == 0 && o.kind == strategy::automatic && o.M == 0 && o.S == 0 && hot_split_may_pay(pl);
+  return (asked || planner) && opts.race_factor == 0.0 && opts.scratch.data == nullptr && num_bins <= INT_MAX;
 }
 
 template <bool MaySplit = true, class Source, class Op>
@@ -681,11 +682,11 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
                    cudaStream_t stream, const options& opts);
 
 /// The heavy-hitter split (hot_split.cuh): samples `src`, waits for the stream, and when the sample finds heavy
-/// hitters, enqueues their pass, the call's own plan over the rest and the merge, and returns true; else returns
-/// false having enqueued only the sample.
+/// hitters (and, left to the planner, hot_split_worth for the call's plan `pl`), enqueues their pass, the call's own
+/// plan over the rest and the merge, and returns true; else returns false having enqueued only the sample.
 template <class Source, class Op>
 bool run_hot_split(const Source& src, std::int64_t n, Op op, typename Op::value_type* dest, std::int64_t num_bins,
-                   cudaStream_t stream, const options& opts) {
+                   cudaStream_t stream, const options& opts, const plan& pl) {
   using T = typename Op::value_type;
   constexpr int block = hot_bins_block<T>;
   constexpr std::size_t shared_bytes = hot_bins_shared_bytes<T>;
@@ -708,7 +709,8 @@ bool run_hot_split(const Source& src, std::int64_t n, Op op, typename Op::value_
   hot_split_stats stats{};
   GHIST_CUDA_CHECK(cudaMemcpyAsync(&stats, &state->stats, sizeof(stats), cudaMemcpyDeviceToHost, stream));
   GHIST_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (stats.bins == 0) return false;  // no heavy hitters: the plan as it is
+  const bool asked = opts.overrides.hot_split > 0;
+  if (stats.bins == 0 || !(asked || hot_split_worth(stats, pl))) return false;  // the plan as it is
 
   hot_kernel<<<grid, block, shared_bytes, stream>>>(src, op, state, rows);
   GHIST_CUDA_CHECK(cudaGetLastError());
@@ -716,7 +718,7 @@ bool run_hot_split(const Source& src, std::int64_t n, Op op, typename Op::value_
   rest.overrides.hot_split = -1;
   run_histogram<false>(with_bin_function(src, hot_bins_excluded<decltype(src.f)>{src.f, state->slots}), n, op, dest,
                        num_bins, stream, rest);
-  hot_split_merge_kernel<<<1, 32 * hot_split_max_bins, 0, stream>>>(state, rows, grid, op, dest);
+  hot_split_merge_kernel<<<hot_split_max_bins, hot_split_merge_threads, 0, stream>>>(state, rows, grid, op, dest);
   GHIST_CUDA_CHECK(cudaGetLastError());
   return true;
 }
@@ -774,7 +776,7 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   }
 
   if constexpr (MaySplit && hot_split_applies<Source, Op>) {
-    if (hot_split_considered(opts, num_bins) && run_hot_split(src, n, op, dest, num_bins, stream, opts))
+    if (hot_split_considered(opts, pl, num_bins) && run_hot_split(src, n, op, dest, num_bins, stream, opts, pl))
       return;
   }
 

@@ -245,6 +245,17 @@ class hot_bin_slots {
     const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
     if (e >> 16 == static_cast<unsigned>(b)) at = static_cast<int>(e & 0xffffu) + word_offset_;
   }
+  /// redirect() for any pass of the sampled hot bins (slots with a word per thread, then replicas per lane): the
+  /// word's offset from the table's entry is the thread's index in a slot and its lane in a replica, picked with a
+  /// select rather than find()'s branches.
+  __device__ __forceinline__ void redirect_any(int b, int& at) const {
+    static_assert(!Locked && !ShareSlots, "for the compare-and-swap class's sampled hot bins");
+    const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
+    if (e >> 16 == static_cast<unsigned>(b)) {
+      const int word = static_cast<int>(e & 0xffffu);
+      at = word + static_cast<int>(word < own_end_ ? threadIdx.x : threadIdx.x % 32);
+    }
+  }
   /// Whether this pass may take redirect() instead of find().
   __device__ __forceinline__ bool uniform_words() const { return uniform_words_; }
 

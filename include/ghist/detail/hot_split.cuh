@@ -7,13 +7,13 @@
 // ms at H = 786432..1572864 against 0.19-0.36 ms for uniform input, the unpacked argmax 1.3-2.3 ms at H = 12288..1.5M
 // against 0.24-0.61 ms: 4-30x, where issue 3 asks for 1.5x.
 //
-// So such a call of the lock class, when asked (plan_overrides::hot_split = 1) and it does not know its race factor
-// (the compare-and-swap class gained little; dispatch.cuh, hot_split_applies), first samples
+// So such a call of the lock class that does not know its race factor, asked (plan_overrides::hot_split = 1) or left
+// to the planner (the compare-and-swap class gained little; dispatch.cuh, hot_split_applies), first samples
 // 2048 inputs (64 runs of 32 spread over the input, so that sorted input shows its bins too) in one block, which
 // counts the sampled bins in shared memory and keeps up to 32 of those that appear hot_split_min_count or more times
 // (about 0.2% of the input or more), hottest first, in a direct-mapped table in device memory. The host reads back
 // how many inputs of the sample the table holds (one wait for the stream, as the race-factor inspector's) and, when
-// it holds any, runs:
+// it holds any (left to the planner: when hot_split_rule.hpp's hot_split_worth says so), runs:
 //   1. hot_bins_kernel: every thread folds the inputs of table bins into its own copy of the 32 table bins in shared
 //      memory (no atomics, no locks: the same speed whatever the skew) and each block writes its folded row;
 //   2. the call itself with a bin function that sends table bins nowhere (hot_bins_excluded), so the plan sees only
@@ -28,13 +28,15 @@
 // H = 505..12288: there the rest was nearly as slow as the whole (the plan's kernel 375 against 420 us under ncu at
 // 12288: after the 32 hottest, Zipf's next ranks still take ~1% of the rest each), and in the partitioned strategy a
 // bin with 0.2% of the input is ~10% of its group's. Its own costs, under ncu: the sample 17-25 us (now a hash count
-// of 2048 instead of a sort of 4096), the heavy hitters' pass 89-247 us (the read alone ~48), the merge 5-30 us (now
-// eight loads in flight per lane). So the planner does not ask for it (dispatch.cuh, hot_split_considered).
+// of 2048 instead of a sort of 4096), the heavy hitters' pass 89-247 us (the read alone ~48), the merge 5-30 us.
+// The kept build (the hash count, a one-load table) on the same GPU: the sample 12.7 us, the heavy hitters' pass
+// 116 us, the merge 30 us (now a block per bin); where it paid and where not: hot_split_rule.hpp.
 #pragma once
 
 #include <climits>
 #include <cstdint>
 
+#include "ghist/detail/hot_split_rule.hpp"
 #include "ghist/detail/input_source.cuh"
 #include "ghist/update.hpp"
 
@@ -57,14 +59,6 @@ inline constexpr int hot_split_max_candidates = hot_split_samples / hot_split_mi
 inline constexpr int hot_split_count_slot_bits = 12;  // the sample's counting table, half full at most
 inline constexpr int hot_split_count_slots = 1 << hot_split_count_slot_bits;
 static_assert(hot_split_count_slots >= 2 * hot_split_samples, "the counting table must stay half full at most");
-
-/// What the sample found (copied back to the host).
-struct hot_split_stats {
-  int bins;           // table bins, <= hot_split_max_bins
-  int hot_samples;    // samples in table bins
-  int valid_samples;  // samples in [0, num_bins)
-  int top_count;      // samples in the hottest bin
-};
 
 /// Device memory: the table and what the sample found.
 struct hot_split_state {
@@ -232,36 +226,42 @@ __global__ void __launch_bounds__(hot_bins_block<typename Op::value_type>)
   }
 }
 
-/// One block of 32 warps: warp k folds the rows of table bin k and then dest[bin] = dest[bin] (+) that. Runs after
-/// the pass over the rest, which never touched these bins.
+/// A block per table bin (hot_split_max_bins blocks of hot_split_merge_threads): block k folds the rows of table bin
+/// k, each thread four rows' loads in flight, then dest[bin] = dest[bin] (+) that. Runs after the pass over the rest,
+/// which never touched these bins. One block of a warp per bin took ~30 us for 792 rows of 8-byte values under ncu
+/// on a lent H200, eight loads in flight per lane (2026-12-01, bench/results/2026-12-01-h200-hot-split-kept.txt).
+inline constexpr int hot_split_merge_threads = 256;
 template <class Op>
-__global__ void __launch_bounds__(1024) hot_split_merge_kernel(const hot_split_state* state,
-                                                               const typename Op::value_type* rows, int row_count,
-                                                               Op op, typename Op::value_type* dest) {
+__global__ void __launch_bounds__(hot_split_merge_threads) hot_split_merge_kernel(const hot_split_state* state,
+                                                                                  const typename Op::value_type* rows,
+                                                                                  int row_count, Op op,
+                                                                                  typename Op::value_type* dest) {
   using T = typename Op::value_type;
-  __shared__ __align__(16) unsigned char lanes_raw[hot_split_max_bins * 32 * sizeof(T)];
-  T* lanes = reinterpret_cast<T*>(lanes_raw);  // lanes[k * 32 + lane]
-  const int k = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int bins = state->stats.bins;
-  if (k >= bins) return;  // whole warps leave: the rest sync only among themselves
+  __shared__ __align__(16) unsigned char partial_raw[hot_split_merge_threads * sizeof(T)];
+  T* partial = reinterpret_cast<T*>(partial_raw);
+  const int k = blockIdx.x, t = threadIdx.x;
+  if (k >= state->stats.bins) return;  // the whole block leaves
   T v = Op::identity();
-  // Eight rows' loads in flight per lane: one at a time, the fold waited a memory round trip per row (~30 us for
-  // 792 rows of 8-byte values under ncu on a lent H200).
-  int r = lane;
-  for (; r + 7 * 32 < row_count; r += 8 * 32) {
-    T got[8];
+  int r = t;
+  for (; r + 3 * hot_split_merge_threads < row_count; r += 4 * hot_split_merge_threads) {
+    T got[4];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) got[j] = rows[static_cast<std::int64_t>(r + 32 * j) * hot_split_max_bins + k];
+    for (int j = 0; j < 4; ++j)
+      got[j] = rows[static_cast<std::int64_t>(r + hot_split_merge_threads * j) * hot_split_max_bins + k];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) v = op(v, got[j]);
+    for (int j = 0; j < 4; ++j) v = op(v, got[j]);
   }
-  for (; r < row_count; r += 32) v = op(v, rows[static_cast<std::int64_t>(r) * hot_split_max_bins + k]);
-  lanes[k * 32 + lane] = v;
-  __syncwarp();
-  if (lane == 0) {
-    for (int j = 1; j < 32; ++j) v = op(v, lanes[k * 32 + j]);
+  for (; r < row_count; r += hot_split_merge_threads)
+    v = op(v, rows[static_cast<std::int64_t>(r) * hot_split_max_bins + k]);
+  partial[t] = v;
+  __syncthreads();
+  for (int half = hot_split_merge_threads / 2; half > 0; half /= 2) {
+    if (t < half) partial[t] = op(partial[t], partial[t + half]);
+    __syncthreads();
+  }
+  if (t == 0) {
     T* d = dest + state->bins_of[k];
-    *d = op(*d, v);
+    *d = op(*d, partial[0]);
   }
 }
 
