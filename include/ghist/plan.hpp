@@ -261,8 +261,8 @@ struct plan_overrides {
   /// (options.race_factor == 0) and no options.scratch: 1 samples 2048 inputs, waits for the stream
   /// once, and when some bins take 0.2% of the sample or more, histograms the hottest 32 of them apart in a copy per
   /// thread and the rest with the plan (detail/hot_split.cuh; each input is read twice). 0: the planner samples such
-  /// calls whose plan is not thread-private and nothing else of it fixed (kind, M, S), and splits where the sample
-  /// says it pays (detail/hot_split_rule.hpp); -1: never.
+  /// calls whose plan is neither thread-private nor one-pass shared and has nothing else fixed (kind, M, S), and
+  /// splits where the sample says it pays (detail/hot_split_rule.hpp); -1: never.
   int hot_split = 0;
 };
 
