@@ -231,6 +231,7 @@ __global__ void __launch_bounds__(hot_bins_block<typename Op::value_type>)
 /// which never touched these bins. One block of a warp per bin took ~30 us for 792 rows of 8-byte values under ncu
 /// on a lent H200, eight loads in flight per lane (2026-12-01, bench/results/2026-12-01-h200-hot-split-kept.txt).
 inline constexpr int hot_split_merge_threads = 256;
+static_assert((hot_split_merge_threads & (hot_split_merge_threads - 1)) == 0, "the merge's tree halves the block");
 template <class Op>
 __global__ void __launch_bounds__(hot_split_merge_threads) hot_split_merge_kernel(const hot_split_state* state,
                                                                                   const typename Op::value_type* rows,

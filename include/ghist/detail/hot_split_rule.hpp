@@ -1,6 +1,6 @@
 // When the planner takes the heavy-hitter split (hot_split.cuh) for a call of the lock class that does not know its
 // race factor: from what the split's sample found, before anything else is enqueued. Host code only (a host test
-// checks it: tests/host/test_hot_split_rule.cpp).
+// checks it: tests/host/test_planner.cpp, PlannerH100.HotSplitRuleFollowsTheSample).
 #pragma once
 
 #include "ghist/plan.hpp"
@@ -27,8 +27,8 @@ struct hot_split_stats {
 /// shared plans (H <= 24576 here) that was 30-55 us on calls of 115-250 us: uniform input 13-24% slower, one bin
 /// (which the one-pass plan folds in registers: run_carry.cuh) 30%. So the planner samples only for the other plans,
 /// which take ~500 us or more and wait for a race-factor sample anyway (uniform input there 0-6% slower in one call,
-/// median 5% in another, whose cells moved +-15%). The one-pass shared plans keep the split as an option (plan_overrides::hot_split = 1):
-/// a sample that costs no wait is the way to take their Zipf gains by default.
+/// median 5% in another, whose cells moved +-15%). The one-pass shared plans keep the split as an option
+/// (plan_overrides::hot_split = 1): a sample that costs no wait is the way to take their Zipf gains by default.
 inline bool hot_split_may_pay(const plan& pl) {
   const bool one_pass_shared = pl.kind == strategy::shared_memory && pl.S == 1 && !pl.hashed_bins;
   return !pl.thread_private && !one_pass_shared;
