@@ -38,6 +38,7 @@ def main(argv):
                     continue
                 if row.get("status", "ok") != "ok":
                     bad.append(f"{path}: {row}")
+                    continue  # a mismatched cell has no time; it is listed at the end
                 cell = (row["op"], row.get("dist", ""), int(row["H"]), int(row["RF"]), set_index)
                 times[name][cell].append(float(row["us"]))
     base = names[0]

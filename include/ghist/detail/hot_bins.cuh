@@ -49,6 +49,16 @@ inline constexpr int hot_bin_max_candidates = 240;  // sampled bins with enough 
 #define GHIST_HOT_BIN_LANE_BINS 240
 #endif
 inline constexpr int hot_bin_max_lane_bins = GHIST_HOT_BIN_LANE_BINS;  // bins with a replica per lane, after the slots
+// The sampled hot bins' loop hands its warps tiles of 32 * this many 16-byte vectors (a lane's vectors 32 apart;
+// element_source::for_each_warp_tiles). Against one vector a lane (same run, lent H200, 2026-12-02): one bin 1-4%
+// faster, sorted up to 2.9x (RF 63 H = 12288 4230 -> 1443 us), uniform RF 1 with RF unknown 9-10%; but at
+// H = 24576 / 49152 Zipf(1.1) 13-24% slower and uniform RF 63 with RF unknown 17-30% (coarser shares between the
+// warps: ~12 tiles each; bench/results/2026-12-02-h200-warp-tiles.txt, section 2b). Whole tiles only (no bound check
+// per vector) then took 5-8% off one bin and up to 5% off most other cells (section 3).
+#ifndef GHIST_HOT_BIN_TILE_VECTORS
+#define GHIST_HOT_BIN_TILE_VECTORS 4
+#endif
+inline constexpr int hot_bin_tile_vectors = GHIST_HOT_BIN_TILE_VECTORS;
 // Of them, the most for which a block drops copies or slots; the others take what room is left. Zipf(1.1) at
 // H = 24576 (one copy, little room) lost 21-32% when every strong replica could cost slots (lent H200, 2026-11-26,
 // bench/results/2026-11-26-h200-dense-hot-bins.txt).
@@ -145,7 +155,10 @@ class hot_bin_slots {
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
                                  int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
-    if (len > hot_bin_max_pass_bins) return hot_bin_pass{M, 0, 0};
+    if (len > hot_bin_max_pass_bins) {
+      if (tid == 0) counters_[0] = 0;  // the pass's tile counter (tile_counter): its blocks walk as the others do
+      return hot_bin_pass{M, 0, 0};
+    }
     int* counts = reinterpret_cast<int*>(shared_);
     for (std::int64_t i = tid; i < len; i += B) counts[i] = 0;
     if (tid == 0) counters_[0] = 0;  // candidates offered
@@ -202,6 +215,7 @@ class hot_bin_slots {
     if (tid < 32) fill_table(stride, offered, scratch ? reinterpret_cast<const unsigned*>(shared_) : nullptr);
     __syncthreads();
     const hot_bin_pass pass{counters_[1], counters_[2], counters_[3], counters_[5]};
+    if (tid == 0) counters_[0] = 0;  // read into `offered` above, barriers ago: now the pass's tile counter
     const int first = first_value(pass.copies, stride);
     // Shared slot words are updated as the replicas are (compare-and-swap, no replicas then): a thread's
     // word in each is tid % slot_words instead of its lane.
@@ -256,6 +270,9 @@ class hot_bin_slots {
       at = word + static_cast<int>(word < own_end_ ? threadIdx.x : threadIdx.x % 32);
     }
   }
+  /// The pass's tile counter (element_source::for_each_warp_tiles), 0 after choose(); the caller's barrier
+  /// publishes it.
+  __device__ __forceinline__ int* tile_counter() const { return counters_; }
   /// Whether this pass may take redirect() instead of find().
   __device__ __forceinline__ bool uniform_words() const { return uniform_words_; }
 

@@ -307,13 +307,28 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           deferred.update(subs, at, u.value);
         };
         const bool redirected = ActiveBins && S == 1 && hot_pass.slots > 0 && hot.uniform_words();
+        // The sampled hot bins' loop (not ActiveBins) shares its block's input out to the warps at run time
+        // (element_source::for_each_warp_tiles): ncu put 30% of its stall samples on the barrier after the loop,
+        // warps waiting for the block's slowest (the saturating add, Zipf(1.1), H = 12288). Same run against the
+        // grid-stride loop (lent H200, 2026-12-02, bench/results/2026-12-02-h200-warp-tiles.txt, section 3), H = 505..
+        // 49152: the saturating add on Zipf(1.1) 0.33-0.94x the time (H = 12288 445 -> 240 us, 24576 886 -> 335),
+        // uniform with the race factor unknown 0.74-0.80x at RF 1 and 0.36-0.48x at RF 63, sorted 0.14-0.83x; the
+        // packed argmax 0.20-0.87x on those at H <= 24576 (49152: a plan without this loop). One bin (its own slot
+        // word, a plain read-modify-write: the walk's cost shows) 1.08-1.14x / 1.02-1.06x slower, and so is the
+        // saturating add at RF 63, H = 505 (8 bins) 1.09-1.12x.
+        auto walk = [&](auto&& visit_one) {
+          if constexpr (!ActiveBins && stageable_source<Source>::value)
+            src.template for_each_warp_tiles<hot_bin_tile_vectors>(rank, threads, hot.tile_counter(), visit_one);
+          else
+            src.for_each_prefetched(rank, threads, visit_one);
+        };
         if constexpr (Staged) {  // ActiveBins (the static_assert above)
           if (redirected) src.for_each_staged(ring, redirected_visit);
           else if (hot_pass.slots == 0) src.for_each_staged(ring, visit);
           else if (S == 1) src.for_each_staged(ring, hot_visit(std::true_type{}));
           else src.for_each_staged(ring, hot_visit(std::false_type{}));
         } else if (hot_pass.slots == 0) {
-          src.for_each_prefetched(rank, threads, visit);
+          walk(visit);  // a block whose sample found no hot bin walks as the others do (warp tiles split by block)
         } else if constexpr (ActiveBins) {
           if (redirected) src.for_each_prefetched(rank, threads, redirected_visit);
           else if (S == 1) src.for_each_prefetched(rank, threads, hot_visit(std::true_type{}));
@@ -332,9 +347,9 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
             hot.redirect_any(static_cast<int>(b), at);
             deferred.update2(subs, at, u.value);
           };
-          src.for_each_prefetched(rank, threads, select_visit);
+          walk(select_visit);
         } else {
-          src.for_each_prefetched(rank, threads, hot_visit(std::false_type{}));
+          walk(hot_visit(std::false_type{}));
         }
       } else if constexpr (atomic_class_of<Op> == atomic_class::cas && !HotBins) {
         // One pass (lo = 0, len = num_bins): the bin is compared as the bin function made it, against the kernel's
