@@ -890,6 +890,38 @@ i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan
   return 0;
 }
 
+// The room partition_plan leaves after a group's copies for the second pass's hot-bin slots and replicas, where the
+// groups are as large as two blocks per SM allow: 4 slots of 512 4-byte words, or 64 replicas per lane (H = 1572864
+// then takes 63 groups of 24966 bins instead of 57 of 27595, whose 110380 bytes left no room for the table).
+constexpr std::size_t partition_hot_bin_room = 8192;
+
+// Partitioned, the compare-and-swap class (4-byte values) with the race factor unknown, or asked for
+// (plan_overrides::hot_bins = 1): hot-bin slots in each second-pass block of the tile layout whose copies the block's
+// threads share (not warp-private copies, not the dense second pass; plan::hot_slots, group_histogram_kernel). The
+// block then takes all of `limit` (its share of the SM at the same blocks per SM): the hot-bin table after the
+// copies, the slots and replicas in what is left. 0 where the table does not fit, or for a caller who fixed M or S
+// (their copies), or with plan_overrides::hot_bins = -1. A skewed input's hot groups hold one or two bins' worth of
+// most of their records, which the block's threads would otherwise compare-and-swap on its one copy. Lent H200,
+// 2026-12-02, N = 50M, seed 000's saturating add, same run against none, us (bench/results/2026-12-02-h200-
+// partitioned-hot-bins.txt): Zipf(1.1) RF 1 H = 196608 / 786432 / 1572864 1950 / 4669 / 5179 -> 457 / 560 / 589,
+// RF 63 2349 / 5628 / 6800 -> 729 / 708 / 851; uniform with the RF unknown 0.95-1.00x (RF 63 at 196608 910 -> 469);
+// one bin 1.07-1.13x slower (a compare-and-swap per input on the thread's own slot word, where the deferring loop had
+// folded nearly all in registers). Not for 8-byte
+// values: with them the first build (the slots' three update sites in the unrolled walk) made seed 000's packed
+// argmax on Zipf(1.1) 1.37-1.58x slower at H = 196608..1572864 (an argmax rarely changes a hot bin's word, so its
+// compare-and-swaps seldom retried), though one bin 0.63-0.96x (lent H200, 2026-12-02).
+int partition_hot_slots(const problem& p, const plan_overrides& o, const planner_constants& k, const plan& pl,
+                        std::size_t limit) {
+  if (p.op_class != atomic_class::cas || p.value_bytes != 4 || o.hot_bins < 0 ||
+      k.hot_bin_bytes == 0 || pl.counted_groups || pl.warp_private || pl.dense_second_pass ||
+      pl.H_chk > hot_bin_max_pass_bins)
+    return 0;
+  if (o.hot_bins == 0 && (p.race_factor != 0.0 || o.M > 0 || o.S > 0)) return 0;
+  const std::size_t copies_bytes = static_cast<std::size_t>(pl.M) * static_cast<std::size_t>(pl.H_chk) * p.value_bytes;
+  if (hot_bin_area_offset(std::max(copies_bytes, pl.shared_bytes)) + hot_bin_table_bytes > limit) return 0;
+  return max_hot_slots(p, k, pl.block);
+}
+
 // The partitioned strategy (seed 003's idea as one radix pass; kernels in detail/kernel_partition.cuh): the first
 // pass groups each tile of inputs by bin range, the second histograms each group in shared memory with blocks
 // shared out in proportion to the group's inputs, so a skewed input spreads over every SM.
@@ -968,7 +1000,13 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
                              : many_groups    ? k.partition_groups_contended
                              : locked_groups  ? k.partition_groups_locked
                                               : k.partition_groups);
-    const i64 two_per_sm = std::max<i64>(1, static_cast<i64>(two_share / el));
+    // Groups that leave room for the second pass's hot-bin slots where it will take them (partition_hot_slots):
+    // the table and partition_hot_bin_room bytes for slots and replicas.
+    const bool hot_groups = p.op_class == atomic_class::cas && p.value_bytes == 4 &&
+                            p.race_factor == 0.0 && o.hot_bins >= 0 && k.hot_bin_bytes > 0;
+    const std::size_t hot_reserve = hot_groups ? hot_bin_table_bytes + partition_hot_bin_room : 0;
+    const i64 two_per_sm =
+        std::max<i64>(1, static_cast<i64>((two_share > hot_reserve ? two_share - hot_reserve : 0) / el));
     // hdw and 64-bit cas: groups of two blocks per SM while k.partition_groups of them cover H; beyond,
     // k.partition_groups groups of one block per SM (as large as the opt-in allows, more groups past that), whose
     // second pass runs 1024 threads (second_pass_threads). Lent H100, 2026-11-25, N = 50M, seed 000's grid, two-block
@@ -990,7 +1028,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     const i64 aim = locked_groups ? k.partition_groups_locked : k.partition_groups;
     const bool two_fit = two_always || ceil_div(H, two_per_sm) <= aim;
     if (!two_fit) group_bins = ceil_div(H, aim);
-    const i64 one_per_sm = static_cast<i64>(dev.shared_per_block_optin / el);
+    const i64 one_per_sm = static_cast<i64>(
+        (dev.shared_per_block_optin > hot_reserve ? dev.shared_per_block_optin - hot_reserve : 0) / el);
     const i64 cap = two_fit ? two_per_sm : one_per_sm;
     group_bins = std::min<i64>(group_bins, std::max<i64>(1, cap));
     if (locked_groups && !two_fit) {
@@ -1110,6 +1149,11 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   // faster). Told RF >= 40, it replaces warp-private groups from 131072 bins (warp_private_group_bins).
   pl.dense_second_pass = p.op_class == atomic_class::cas && p.value_bytes == 4 && !counted && private_bins == 0 &&
                          shared <= usable && o.dense_second_pass >= 0 && (p.race_factor > 0 || o.dense_second_pass > 0);
+  // Hot-bin slots: the block's share of the SM at the blocks per SM its copies leave (two_share, measured as two
+  // blocks per SM, above), the table and the slots after the copies.
+  const std::size_t hot_limit = shared <= two_share ? two_share : shared <= usable ? usable : dev.shared_per_block_optin;
+  pl.hot_slots = partition_hot_slots(p, o, k, pl, hot_limit);
+  if (pl.hot_slots > 0) pl.shared_bytes = hot_limit / 16 * 16;
   const bool with_locks = p.op_class == atomic_class::xcg && !pl.merge_rows;
   pl.temp_bytes = detail::make_partition_layout_for(counted, p.n, groups, dev.sm_count, p.record_bytes,
                                                     p.unit_increments, H, with_locks, rows)

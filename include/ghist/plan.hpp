@@ -177,7 +177,9 @@ struct plan {
   /// gives up to this many of the bins its threads would hit most often a slot per thread, updated without
   /// compare-and-swap, and the next ones a replica per lane; both are folded into the bins at the end of the pass
   /// (detail/hot_bins.cuh). For skewed input (Zipf); a uniform input's blocks find no hot bin and pay only the
-  /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none.
+  /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none. Partitioned, cas
+  /// class, tile layout with copies shared by the block's threads: each second-pass block samples its group's records
+  /// the same way (detail/kernel_partition.cuh, group_histogram_kernel; src/planner.cpp, partition_hot_slots).
   int hot_slots = 0;
   /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
   /// hot_bin_max_active_slots; hot_bin_max_shared_word_slots with hot_shared_words): each block samples hot_samples

@@ -380,6 +380,11 @@ TEST(Sanitizer, SmallCases) {
     c.dense = 1;
     check_against_cpu<saturating_add24>(c);
   }
+  // Hot-bin slots in the partitioned strategy's second pass (the compare-and-swap class with the RF unknown): one bin
+  // and Zipf, 37 tiles, groups of several blocks, 4 copies a block.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (distribution d : {distribution::one_bin, distribution::zipf})
+      check_against_cpu<saturating_add24>({d, 300007, 196613, ghist::strategy::partitioned, how});
   // Hot-bin slots (the compare-and-swap class with the RF unknown): one bin and Zipf take them; with two passes each
   // pass chooses them again.
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
@@ -831,6 +836,35 @@ TEST(GpuVsCpu, PartitionedDenseSecondPass) {
         }
     }
 }
+// Hot-bin slots in the tile layout's second pass (plan::hot_slots: the compare-and-swap class with the race factor
+// unknown): every distribution, so that the blocks of a hot group take slots and replicas beside blocks of the same
+// kernel that find none; groups of several blocks merged through rows and, with a caller's workspace sized without
+// rows, through compare-and-swaps on the destination; M > 1 copies (H = 196613) and one (786433, 1572864), both
+// modes, odd sizes.
+template <class Op>
+void partitioned_hot_bin_slots(std::initializer_list<std::int64_t> sizes) {
+  int k = 0;
+  for (const std::int64_t H : sizes) {
+    for (const std::int64_t n : {std::int64_t{(1 << 21) + 3}, std::int64_t{3000017}}) {
+      ghist::options opts;
+      opts.overrides.kind = ghist::strategy::partitioned;
+      const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, opts);
+      ASSERT_TRUE(pl.hot_slots > 0 && !pl.counted_groups && !pl.warp_private) << pl.to_string();
+      const std::size_t without_rows =
+          ghist::detail::make_partition_layout_for(false, n, pl.S, ghist::device_info::current().sm_count,
+                                                   sizeof(std::uint64_t), false, H, false)
+              .bytes;
+      for (distribution d : all_distributions)
+        for (std::size_t workspace : {std::size_t(0), without_rows}) {
+          test_case c{d, n, H, ghist::strategy::partitioned,
+                      (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+          c.workspace_bytes = workspace;
+          check_against_cpu<Op>(c);
+        }
+    }
+  }
+}
+TEST(GpuVsCpu, PartitionedHotBinSlots) { partitioned_hot_bin_slots<saturating_add24>({196613, 786433, 1572864}); }
 // The hashed shared-memory strategy (plan::hashed_bins) for each class: seed 000's RF-strided input told its RF,
 // whose H / RF active bins fit the table (two blocks per SM at 196613; at 400009 one for values of 8 bytes or more;
 // there also in two passes), and the same plan over input that hits every bin (stride 1): the sample misses most,

@@ -992,10 +992,12 @@ TEST(PlannerH100, Partitioned) {
   pl = ghist::make_plan(packed_huge, dev, forced);
   EXPECT_EQ(pl.S, 32);
   EXPECT_EQ(pl.grid, 132);
-  problem cas_huge = paper_problem(atomic_class::cas, 1572864, 0.0);  // 32-bit cas, RF unknown: two blocks per SM
+  // 32-bit cas, RF unknown: two blocks per SM, in groups that leave room for hot-bin slots (63 of 24966 bins;
+  // PlannerH100.PartitionedHotBinSlots).
+  problem cas_huge = paper_problem(atomic_class::cas, 1572864, 0.0);
   cas_huge.record_bytes = 4;
   pl = ghist::make_plan(cas_huge, dev, forced);
-  EXPECT_EQ(pl.S, 57);
+  EXPECT_EQ(pl.S, 63);
   EXPECT_EQ(pl.grid, 264);
   for (const double rf : {1.0, 63.0}) {  // told a race factor, one block per SM like the others
     cas_huge.race_factor = rf;
@@ -1214,6 +1216,48 @@ TEST(PlannerH100, PartitionedDenseSecondPass) {
   problem p = paper_problem(atomic_class::cas, 196608);
   p.record_bytes = 4;
   EXPECT_THROW(ghist::make_plan(p, dev, o), ghist::error);
+}
+
+// plan::hot_slots in the partitioned strategy: the compare-and-swap class with the race factor unknown, tile layout,
+// copies shared by the block: the block's share of the SM at its blocks per SM, with room for the table after the
+// copies; none for 8-byte values, told a race factor, refused, or for the counted layout.
+TEST(PlannerH100, PartitionedHotBinSlots) {
+  const device_info dev = device_info::h100_sxm();
+  auto cas_plan = [&](std::int64_t H, double rf, std::size_t value_bytes = 4, const plan_overrides& o = {}) {
+    problem p = paper_problem(atomic_class::cas, H, rf);
+    p.value_bytes = value_bytes;
+    p.value_align = value_bytes >= 8 ? 8 : 4;
+    p.record_bytes = 4;
+    const plan pl = ghist::make_plan(p, dev, without_hashed(o));
+    EXPECT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
+    return pl;
+  };
+  for (const std::int64_t H : {196608, 393216, 786432, 1572864}) {
+    const plan pl = cas_plan(H, 0.0);
+    EXPECT_GT(pl.hot_slots, 0) << pl.to_string();
+    EXPECT_FALSE(pl.counted_groups || pl.warp_private || pl.dense_second_pass) << pl.to_string();
+    const std::size_t copies = static_cast<std::size_t>(pl.M) * static_cast<std::size_t>(pl.H_chk) * 4;
+    EXPECT_GE(pl.shared_bytes, ghist::hot_bin_area_offset(copies) + ghist::hot_bin_table_bytes) << pl.to_string();
+    EXPECT_LE(pl.shared_bytes, dev.shared_per_block_optin);
+    EXPECT_NE(pl.to_string().find("hot_slots="), std::string::npos);
+    EXPECT_EQ(cas_plan(H, 1.0).hot_slots, 0) << "told a race factor";
+    EXPECT_EQ(cas_plan(H, 0.0, 8).hot_slots, 0) << "8-byte values (measured slower)";
+  }
+  // Two-block groups keep two blocks per SM: H = 1572864 in 63 groups of 24966 bins (57 of 27595 left no room).
+  const plan largest = cas_plan(1572864, 0.0);
+  EXPECT_EQ(largest.grid, 264) << largest.to_string();
+  EXPECT_EQ(largest.S, 63);
+  plan_overrides o;
+  o.hot_bins = -1;
+  EXPECT_EQ(cas_plan(786432, 0.0, 4, o).hot_slots, 0) << "refused";
+  EXPECT_EQ(cas_plan(786432, 0.0, 4, o).S, 32);
+  o = {};
+  o.counted_groups = 1;
+  EXPECT_EQ(cas_plan(786432, 0.0, 4, o).hot_slots, 0) << "the counted layout";
+  o = {};
+  o.hot_bins = 1;
+  o.dense_second_pass = -1;
+  EXPECT_GT(cas_plan(786432, 1.0, 4, o).hot_slots, 0) << "asked for";
 }
 
 // The lock class at RF <= 8: 32 groups of two blocks per SM where they fit (H = 196608: 6144 bins), else one-block

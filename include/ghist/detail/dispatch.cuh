@@ -602,6 +602,20 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
         dense = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block, partition_blocks_per_sm>;
     }
     const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes, dense);
+    // plan::hot_slots: the compare-and-swap class's input records (4-byte values) in copies shared by the block's
+    // threads, with the hot-bin table after the copies (group_histogram_kernel).
+    if (pl.hot_slots > 0) {
+      constexpr bool hot_capable =
+          atomic_class_of<Op> == atomic_class::cas && std::is_same_v<Record, In> && sizeof(T) == 4;
+      const std::size_t copies_bytes = static_cast<std::size_t>(pl.M) * static_cast<std::size_t>(pl.H_chk) * sizeof(T);
+      if (!hot_capable || pl.warp_private || pl.dense_second_pass || pl.H_chk > hot_bin_max_pass_bins ||
+          pl.hot_slots > hot_bin_max_slots || histogram_threads % 32 != 0 ||
+          pl.shared_bytes < hot_bin_area_offset(copies_bytes) + hot_bin_table_bytes)
+        throw error("a partitioned plan's hot-bin slots need the compare-and-swap class with 4-byte values, the tile "
+                    "layout's copies shared by the block (not warp-private, not dense), groups of at most " +
+                    std::to_string(hot_bin_max_pass_bins) + " bins, at most " + std::to_string(hot_bin_max_slots) +
+                    " slots and room for the hot-bin table after the copies (" + pl.to_string() + ")");
+    }
     const std::int64_t slice = l.slice_tiles * partition_tile;
     for (std::int64_t first = 0; first < src.n; first += slice) {
       const std::int64_t count = std::min(slice, src.n - first);
@@ -625,7 +639,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       }
       histogram<<<(fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads, pl.shared_bytes, stream>>>(
           records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
-          pl.M, overwrite);
+          pl.M, overwrite, pl.hot_slots);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (rows != nullptr) {
         merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(

@@ -151,7 +151,11 @@ class hot_bin_slots {
   /// `slot_hits` hits: those with at least `lane_hits`, and where room is left those with `weak_hits`. The plan has M
   /// copies `stride` bins apart. Fills the slots and replicas with the identity; the caller's __syncthreads after it
   /// fills the copies publishes them. Passes of more than hot_bin_max_pass_bins take none (bins in 16 bits).
-  template <bool Spread, class Source>
+  ///
+  /// KeepCopies: the plan's M copies stay (the slots and replicas take only the room after them), for passes whose
+  /// copies spread a few hundred equally warm bins (the partitioned strategy's groups of seed 000's RF 63 input with
+  /// the race factor unknown: dropped for the slots, H = 196608 took 925 -> 3664 us; lent H200, 2026-12-02).
+  template <bool Spread, bool KeepCopies = false, class Source>
   __device__ hot_bin_pass choose(const Source& src, std::int64_t lo, std::int64_t len, int M, int stride,
                                  int slot_hits, int lane_hits, int weak_hits, int samples, T identity) {
     const int tid = static_cast<int>(threadIdx.x), B = static_cast<int>(blockDim.x);
@@ -208,7 +212,7 @@ class hot_bin_slots {
     for (int i = tid; i < entries; i += B) table_[i] = ~0u;  // the candidates are read
     __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= scratch_bytes;
-    if (tid < 32) pick_room(M, stride, slot_hits, lane_hits, offered);
+    if (tid < 32) pick_room<KeepCopies>(M, stride, slot_hits, lane_hits, offered);
     __syncthreads();
     if (scratch) score_multipliers(reinterpret_cast<unsigned*>(shared_));
     __syncthreads();
@@ -329,6 +333,7 @@ class hot_bin_slots {
   // many as fit: copies are dropped (down to one) for the slots and the first hot_bin_max_room_lane_bins strong
   // replicas (with ShareSlots, the slots' words shrink first), the others take what room is left. Leaves
   // counters_[1] = copies, [5] = words per slot, [6] = slots, [7] = lane bins (the candidates to place: fill_table).
+  template <bool KeepCopies>
   __device__ void pick_room(int M, int stride, int slot_hits, int lane_hits, int offered) {
     const int lane = static_cast<int>(threadIdx.x);
     const int B = static_cast<int>(blockDim.x);
@@ -352,7 +357,7 @@ class hot_bin_slots {
       return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(c, stride)) * sizeof(T)) /
                               sizeof(T));
     };
-    while (!Locked && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
+    while (!Locked && !KeepCopies && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
     // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit (with their bit
     // locks: Locked, whose lock words come in whole groups: a group more than the slots' words need).
     const int lock_group_values = Locked && ShareSlots ? slot_lock_group_bytes / static_cast<int>(sizeof(T)) : 0;
