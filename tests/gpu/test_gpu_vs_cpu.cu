@@ -805,6 +805,13 @@ TEST(GpuVsCpu, PartitionedLockClassTiles) {
 }
 // (32-bit cas takes warp-private groups below 32 x 4096 bins, from there the dense second pass.)
 TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 98307}); }
+// The tile layout's workspace for n test elements in `groups` groups of H bins without the rows of a group's blocks:
+// a caller's workspace of this size makes those blocks merge through compare-and-swaps on the destination.
+std::size_t tile_workspace_without_rows(std::int64_t n, int groups, std::int64_t H) {
+  return ghist::detail::make_partition_layout_for(false, n, groups, ghist::device_info::current().sm_count,
+                                                  sizeof(std::uint64_t), false, H, false)
+      .bytes;
+}
 // The tile layout's dense second pass (plan::dense_second_pass: 32-bit cas told a race factor, 1024-thread blocks
 // two per SM): every distribution, both modes, groups of several blocks merged through rows and, with a caller's
 // workspace sized without rows, through compare-and-swaps on the destination; told RF 1 (the planner's choice) and
@@ -821,10 +828,7 @@ TEST(GpuVsCpu, PartitionedDenseSecondPass) {
       opts.overrides.dense_second_pass = dense;
       const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, opts);
       ASSERT_TRUE(pl.dense_second_pass && !pl.counted_groups) << pl.to_string();
-      const std::size_t without_rows =
-          ghist::detail::make_partition_layout_for(false, n, pl.S, ghist::device_info::current().sm_count,
-                                                   sizeof(std::uint64_t), false, H, false)
-              .bytes;
+      const std::size_t without_rows = tile_workspace_without_rows(n, pl.S, H);
       for (distribution d : all_distributions)
         for (std::size_t workspace : {std::size_t(0), without_rows}) {
           test_case c{d, n, H, ghist::strategy::partitioned,
@@ -850,10 +854,7 @@ void partitioned_hot_bin_slots(std::initializer_list<std::int64_t> sizes) {
       opts.overrides.kind = ghist::strategy::partitioned;
       const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, opts);
       ASSERT_TRUE(pl.hot_slots > 0 && !pl.counted_groups && !pl.warp_private) << pl.to_string();
-      const std::size_t without_rows =
-          ghist::detail::make_partition_layout_for(false, n, pl.S, ghist::device_info::current().sm_count,
-                                                   sizeof(std::uint64_t), false, H, false)
-              .bytes;
+      const std::size_t without_rows = tile_workspace_without_rows(n, pl.S, H);
       for (distribution d : all_distributions)
         for (std::size_t workspace : {std::size_t(0), without_rows}) {
           test_case c{d, n, H, ghist::strategy::partitioned,
