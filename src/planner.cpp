@@ -1151,7 +1151,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
                          shared <= usable && o.dense_second_pass >= 0 && (p.race_factor > 0 || o.dense_second_pass > 0);
   // Hot-bin slots: the block's share of the SM at the blocks per SM its copies leave (two_share, measured as two
   // blocks per SM, above), the table and the slots after the copies.
-  const std::size_t hot_limit = shared <= two_share ? two_share : shared <= usable ? usable : dev.shared_per_block_optin;
+  const std::size_t hot_limit =
+      shared <= two_share ? two_share : shared <= usable ? usable : dev.shared_per_block_optin;
   pl.hot_slots = partition_hot_slots(p, o, k, pl, hot_limit);
   if (pl.hot_slots > 0) pl.shared_bytes = hot_limit / 16 * 16;
   const bool with_locks = p.op_class == atomic_class::xcg && !pl.merge_rows;

@@ -451,8 +451,8 @@ __global__ void __launch_bounds__(fill_group_threads) fill_shared_groups_kernel(
 /// `at(i)`): up to 32 records from each of the block's first n / 32 tiles (k, k + K, ...: a tile's run of the group
 /// from its start), so that a group of short runs is sampled as fully as one of long runs. A tile past the slice's
 /// end or a run shorter than 32 leaves the rest of its share as bin -1 (outside the group: not counted).
-/// From one run only, the blocks of seed 000's Zipf(1.1) over 1572864 bins in 63 groups (runs of ~80 records for
-/// most groups) left that pass at 3058 us against 620 at 786432 (lent H200, 2026-12-02).
+/// With one run only (the block's first tile), seed 000's saturating add on Zipf(1.1) over 1572864 bins in 63 groups
+/// (runs of ~80 records in most groups) took 3039 us a call against 589 with 16 tiles (lent H200, 2026-12-02).
 template <class In, class BinFn>
 struct group_tiles_sample {
   const In* records;
@@ -739,9 +739,10 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
   constexpr bool dense = Threads * BlocksPerSm > partition_block * partition_blocks_per_sm;
   // hot_slots > 0 (plan::hot_slots: the compare-and-swap class with the race factor unknown): the block samples the
   // group's runs of its first tiles (group_tiles_sample) and takes the bins that many of its threads will update at
-  // once off its copies (hot_bin_slots, as the shared strategy's passes do). A skewed input puts whole groups' worth of records on one
-  // or two bins: Zipf(1.1) over 786432 bins in 32 groups gives the hottest group ~16% of the input, three quarters
-  // of it in one bin, and this pass took 4719 us there against 164 for uniform input (ncu, lent H200, 2026-12-02).
+  // once off its copies (hot_bin_slots, as the shared strategy's passes do). A skewed input puts most of a group's
+  // records on one or two bins: Zipf(1.1) over 786432 bins in 32 groups gives the hottest group ~16% of the input,
+  // three quarters of it in one bin, and this pass took 4719 us there against 164 for uniform input (ncu, lent H200,
+  // 2026-12-02).
   // Dense instances keep no hot bins (told a race factor; 32 registers); nor do values other than 4 bytes (the
   // planner's partition_hot_slots: 8-byte values measured slower).
   using T = typename Op::value_type;
