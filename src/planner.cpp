@@ -906,17 +906,21 @@ constexpr std::size_t partition_hot_bin_room = 8192;
 // partitioned-hot-bins.txt): Zipf(1.1) RF 1 H = 196608 / 786432 / 1572864 1950 / 4669 / 5179 -> 457 / 560 / 589,
 // RF 63 2349 / 5628 / 6800 -> 729 / 708 / 851; uniform with the RF unknown 0.95-1.00x (RF 63 at 196608 910 -> 469);
 // one bin 1.07-1.13x slower (a compare-and-swap per input on the thread's own slot word, where the deferring loop had
-// folded nearly all in registers). Not for 8-byte
-// values: with them the first build (the slots' three update sites in the unrolled walk) made seed 000's packed
-// argmax on Zipf(1.1) 1.37-1.58x slower at H = 196608..1572864 (an argmax rarely changes a hot bin's word, so its
-// compare-and-swaps seldom retried), though one bin 0.63-0.96x (lent H200, 2026-12-02).
+// folded nearly all in registers). Not for 8-byte values: with them the first build (the slots' three update sites
+// in the unrolled walk) made seed 000's packed argmax on Zipf(1.1) 1.37-1.58x slower at H = 196608..1572864 (an
+// argmax rarely changes a hot bin's word, so its compare-and-swaps seldom retried), though one bin 0.63-0.96x (lent
+// H200, 2026-12-02).
+// partition_hot_bins_wanted: the call's side of it (partition_plan also sizes its groups by it).
+bool partition_hot_bins_wanted(const problem& p, const plan_overrides& o, const planner_constants& k) {
+  if (p.op_class != atomic_class::cas || p.value_bytes != 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0) return false;
+  return o.hot_bins > 0 || (p.race_factor == 0.0 && o.M == 0 && o.S == 0);
+}
+
 int partition_hot_slots(const problem& p, const plan_overrides& o, const planner_constants& k, const plan& pl,
                         std::size_t limit) {
-  if (p.op_class != atomic_class::cas || p.value_bytes != 4 || o.hot_bins < 0 ||
-      k.hot_bin_bytes == 0 || pl.counted_groups || pl.warp_private || pl.dense_second_pass ||
+  if (!partition_hot_bins_wanted(p, o, k) || pl.counted_groups || pl.warp_private || pl.dense_second_pass ||
       pl.H_chk > hot_bin_max_pass_bins)
     return 0;
-  if (o.hot_bins == 0 && (p.race_factor != 0.0 || o.M > 0 || o.S > 0)) return 0;
   const std::size_t copies_bytes = static_cast<std::size_t>(pl.M) * static_cast<std::size_t>(pl.H_chk) * p.value_bytes;
   if (hot_bin_area_offset(std::max(copies_bytes, pl.shared_bytes)) + hot_bin_table_bytes > limit) return 0;
   return max_hot_slots(p, k, pl.block);
@@ -1002,9 +1006,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
                                               : k.partition_groups);
     // Groups that leave room for the second pass's hot-bin slots where it will take them (partition_hot_slots):
     // the table and partition_hot_bin_room bytes for slots and replicas.
-    const bool hot_groups = p.op_class == atomic_class::cas && p.value_bytes == 4 &&
-                            p.race_factor == 0.0 && o.hot_bins >= 0 && k.hot_bin_bytes > 0;
-    const std::size_t hot_reserve = hot_groups ? hot_bin_table_bytes + partition_hot_bin_room : 0;
+    const std::size_t hot_reserve =
+        partition_hot_bins_wanted(p, o, k) ? hot_bin_table_bytes + partition_hot_bin_room : 0;
     const i64 two_per_sm =
         std::max<i64>(1, static_cast<i64>((two_share > hot_reserve ? two_share - hot_reserve : 0) / el));
     // hdw and 64-bit cas: groups of two blocks per SM while k.partition_groups of them cover H; beyond,

@@ -804,37 +804,37 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
         unsigned b0[unroll], e0[unroll];
         const Record* run[unroll];
         Record x[unroll][rounds];
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < unroll; ++u) {
           b0[u] = __shfl_sync(0xffffffffu, begin, l0 + u);
           e0[u] = __shfl_sync(0xffffffffu, end, l0 + u);
           run[u] = records + tile_of(j0 + l0 + u) * partition_tile;
-  #pragma unroll
+#pragma unroll
           for (int r = 0; r < rounds; ++r)
             if (b0[u] + lane + 32 * r < e0[u]) x[u][r] = run[u][b0[u] + lane + 32 * r];
         }
         if constexpr (WarpPrivate || decltype(acc)::locked) {
           // The same walk with warp-uniform bounds: a step runs while any lane of the warp has a record.
-  #pragma unroll
+#pragma unroll
           for (int u = 0; u < unroll; ++u) {
-  #pragma unroll
+#pragma unroll
             for (int r = 0; r < rounds; ++r)
               if (b0[u] + 32 * r < e0[u]) acc.visit_together(b0[u] + lane + 32 * r < e0[u], x[u][r]);
             constexpr int loads = 4;
             for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32) {
               In y[loads];
-  #pragma unroll
+#pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i0 + lane + 32 * q < e0[u]) y[q] = run[u][i0 + lane + 32 * q];
-  #pragma unroll
+#pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i0 + 32 * q < e0[u]) acc.visit_together(i0 + lane + 32 * q < e0[u], y[q]);
             }
           }
         } else {
-  #pragma unroll
+#pragma unroll
           for (int u = 0; u < unroll; ++u) {
-  #pragma unroll
+#pragma unroll
             for (int r = 0; r < rounds; ++r)
               if (b0[u] + lane + 32 * r < e0[u]) visit_one(x[u][r]);
             // The rest of long runs (a group's share of a tile is ~256 records at 32 groups; skewed input: a whole
@@ -843,10 +843,10 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
             constexpr int loads = 4;
             for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32) {
               Record y[loads];
-  #pragma unroll
+#pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i + 32 * q < e0[u]) y[q] = run[u][i + 32 * q];
-  #pragma unroll
+#pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i + 32 * q < e0[u]) visit_one(y[q]);
             }
