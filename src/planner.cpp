@@ -78,8 +78,9 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
   if (o.hot_bins < -1 || o.hot_bins > 1)
     throw error("plan override hot_bins must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.hot_bins));
-  if (o.hot_bins > 0 && p.op_class != atomic_class::cas)
-    throw error("plan override hot_bins = 1 applies to the compare-and-swap class only");
+  if (o.hot_bins > 0 && p.op_class == atomic_class::hdw)
+    throw error("plan override hot_bins = 1 applies to the compare-and-swap and lock classes; this operator has "
+                "hardware atomics");
   if (o.staged_input < -1 || o.staged_input > 1)
     throw error("plan override staged_input must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.staged_input));
@@ -233,8 +234,23 @@ bool few_active_bins_for_slots(const problem& p, const device_info& dev, const p
   return active >= 4 && active <= max_hot_slots(p, k, B);
 }
 
+// The lock class's shared plans with copies shared by the block take sampled hot bins too when the race factor is
+// unknown (or when asked): slots of shared words with a bit lock each (plan::hot_slots, detail/hot_bins.cuh,
+// pick_lock_words), up to hot_bin_max_shared_word_slots, as many as the room after the copies holds. Lent H200,
+// 2026-12-02, N = 50M, seed 000's unpacked argmax, H = 505..24576, same run against hot_bins = -1, us: Zipf(1.1) RF 1
+// 463 / 674 / 994 / 1427 / 1794 -> 483 / 470 / 472 / 503 / 490, RF 63 0.35-0.64x; uniform RF 63 with the RF unknown
+// 0.61-0.71x at H <= 6144 and 1.08-1.09x at 12288 / 24576. Costs: uniform RF 1 with the RF unknown 1.12-1.26x (239-247
+// -> 262-304: the sample, and the lookup's state spilled at 32 registers), one bin 1.10-1.16x (112-118 -> 126-137),
+// sorted 1.07-1.17x (bench/results/2026-12-02-h200-lock-class-hot-bins.txt). A told RF keeps the plain plans.
+int lock_class_hot_bins_for(const problem& p, const plan_overrides& o, const planner_constants& k, int B) {
+  if (p.value_bytes < 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0 || B % 32 != 0) return 0;
+  if (o.hot_bins == 0 && (p.race_factor != 0.0 || o.M > 0 || o.S > 0)) return 0;
+  return hot_bin_max_shared_word_slots;
+}
+
 int hot_slots_for(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                   int B) {
+  if (p.op_class == atomic_class::xcg) return lock_class_hot_bins_for(p, o, k, B);
   if (p.op_class != atomic_class::cas || p.value_bytes < 4 || o.hot_bins < 0 || k.hot_bin_bytes == 0 || B % 32 != 0)
     return 0;
   const bool few_active = few_active_bins_for_slots(p, dev, k, B);
@@ -440,7 +456,10 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // finds hot bins makes room for the slots with what the copies leave or, if that is too little, fewer copies
   // (detail/hot_bins.cuh). Not where the table leaves no room for one copy of one bin.
   int hot_slots = hot_bins_allowed ? hot_slots_for(p, dev, o, k, B) : 0;
-  std::size_t hot_bytes = hot_slots > 0 ? hot_bin_table_bytes + 24 : 0;  // 24: alignments (below)
+  // The lock class's sampled slots share their words: the larger table.
+  const std::size_t hot_table =
+      p.op_class == atomic_class::xcg ? hot_bin_shared_words_table_bytes : hot_bin_table_bytes;
+  std::size_t hot_bytes = hot_slots > 0 ? hot_table + 24 : 0;  // 24: alignments (below)
   if (hot_bytes + shared_copies_bytes(p, k, 1, 1) > budget.L) hot_slots = 0, hot_bytes = 0;
   const std::size_t L = budget.L - hot_bytes;
   const std::size_t el = shared_strategy_bytes_per_bin(p, k);
@@ -514,6 +533,10 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     while (len > 0 && shared_copies_bytes(p, k, M, ceil_div(H, ceil_div(H, len))) > L) --len;
     if (len > 0) set_passes(pl, H, ceil_div(H, len));
     else set_passes(pl, H, H);  // even one bin per sub-histogram does not fit: reported below
+    // The estimate counts a bit lock as a byte: fewer passes where their chunks fit as the layout counts them (the
+    // lock class's one copy of H = 12288 8-byte bins beside the sampled hot bins' table, two blocks per SM).
+    while (len > 0 && pl.S > 1 && shared_copies_bytes(p, k, M, ceil_div(H, pl.S - 1)) <= L)
+      set_passes(pl, H, pl.S - 1);
   }
   pl.M = clamp_to_int(M);
   pl.C = ceil_div(B, M);
@@ -537,7 +560,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   choose_merge_rows(p, k, pl);
   choose_defer_lost_updates(p, pl);
   if (hot_slots > 0) {
-    pl.defer_lost_updates = true;  // the hot-bin loop is the deferring one
+    if (p.op_class == atomic_class::cas) pl.defer_lost_updates = true;  // the hot-bin loop is the deferring one
     // The slots must not cost a pass (each re-reads the input): then the plan without them.
     if (o.hot_bins == 0) {
       const plan without = shared_plan_with(p, dev, o, k, blocks_per_sm, false, reserved_bytes);
@@ -545,7 +568,7 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
     }
     pl.hot_slots = hot_slots;
     // All the block's share (16-byte multiple): the slots take what the copies and the table leave.
-    pl.shared_bytes = std::max(hot_bin_area_offset(pl.shared_bytes) + hot_bin_table_bytes, budget.L / 16 * 16);
+    pl.shared_bytes = std::max(hot_bin_area_offset(pl.shared_bytes) + hot_table, budget.L / 16 * 16);
   }
   return pl;
 }

@@ -180,6 +180,9 @@ struct plan {
   /// sample. Chosen when the race factor is unknown (src/planner.cpp, hot_slots_for); 0: none. Partitioned, cas
   /// class, tile layout with copies shared by the block's threads: each second-pass block samples its group's records
   /// the same way (detail/kernel_partition.cuh, group_histogram_kernel; src/planner.cpp, partition_hot_slots).
+  /// Shared memory, lock class (without hot_active_bins): up to this many sampled hot bins (at most
+  /// hot_bin_max_shared_word_slots) get a slot of shared words instead, a bit lock per word, in the larger table
+  /// (hot_bin_shared_words_table_bytes; detail/hot_bins.cuh, pick_lock_words).
   int hot_slots = 0;
   /// With hot_slots: the plan was made for a told race factor over H / RF active bins, which all get a slot (up to
   /// hot_bin_max_active_slots; hot_bin_max_shared_word_slots with hot_shared_words): each block samples hot_samples
@@ -244,8 +247,9 @@ struct plan_overrides {
   /// (the planner asks for more threads per SM: planner_constants::thread_private_min_threads_per_sm), -1 never,
   /// 0 planner decides. With 1, M and S are the plan's (M = block, S = 1) and may not be given.
   int thread_private = 0;
-  /// shared memory, cas class with lost updates deferred: 1 gives the plan hot-bin slots (plan::hot_slots) even when
-  /// the race factor is known, -1 never, 0 planner decides (slots when the race factor is unknown).
+  /// shared memory, cas class with lost updates deferred, and the lock class's copies shared by the block: 1 gives
+  /// the plan hot-bin slots (plan::hot_slots; the lock class's shared slot words) even when the race factor is
+  /// known, -1 never, 0 planner decides (slots when the race factor is unknown).
   int hot_bins = 0;
   /// shared memory, cas class: 1 stages the input through shared memory (plan::staged_input) wherever the ring fits,
   /// 0 where the planner expects it to gain (the same, but for a slot per active bin: where 1024 threads share the

@@ -417,6 +417,10 @@ TEST(Sanitizer, SmallCases) {
     test_case c{distribution::one_bin, 20011, 2048, ghist::strategy::automatic, how};
     c.race_factor = 63;
     check_against_cpu<unpacked_argmax>(c);
+    // The race factor unknown: the sampled hot bin takes a slot of a word per thread beside the locked copies, and the
+    // carried runs go to it with plain read-modify-writes, no lock.
+    c.race_factor = 0;
+    check_against_cpu<unpacked_argmax>(c);
   }
   // The compare-and-swap class told RF 63: a slot per active bin (plan::hot_active_bins: H = 505, 700, 2048 a word
   // per thread; H = 12288 words shared by 1024 threads, its input staged);
@@ -466,6 +470,13 @@ TEST(SanitizerLocks, SmallCases) {
       test_case shared_words{d, 20011, 12288, ghist::strategy::automatic, how};
       shared_words.race_factor = 63;
       check_against_cpu<unpacked_argmax>(shared_words);
+    }
+  // The lock class's sampled hot bins with the race factor unknown (slots of shared words under bit locks beside the
+  // locked copies): Zipf's first bins take slots, the rest the copies' locks; M > 1 copies at H = 505.
+  for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+    for (std::int64_t H : {505, 12288}) {
+      test_case c{distribution::zipf, 20011, H, ghist::strategy::automatic, how};
+      check_against_cpu<unpacked_argmax>(c);
     }
   // The lock class's hashed tables: bit locks per copy, taken warp by warp; rare bins claimed by the blocks.
   for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
@@ -592,7 +603,9 @@ void hot_bin_slots(std::initializer_list<std::int64_t> sizes) {
                     (k++ % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
         c.indexed = k % 5 == 0;
         c.offset = (n > 1 && k % 4 == 1) ? 1 : 0;
-        c.workspace_bytes = (n == big && k % 2 == 0) ? 16 : 0;
+        // Too small for the rows: the merge through the destination (the lock class's locks: 4 bytes a bin).
+        const bool locks = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
+        c.workspace_bytes = (n == big && k % 2 == 0) ? (locks ? std::size_t(H) * 4 : 16) : 0;
         check_against_cpu<Op>(c);
       }
   }
@@ -601,8 +614,16 @@ TEST(GpuVsCpu, HotBinSlots) {
   hot_bin_slots<saturating_add24>({505, 2048, 12288});
   hot_bin_slots<packed_argmax>({505, 6144});
 }
+// The lock class's sampled hot bins (slots of shared words under bit locks, or a word per thread where they fit)
+// beside its locked copies: M > 1 copies (505, 2048) and one (12288, and 24576 in one block per SM), values of 8, 12
+// and 16 bytes.
+TEST(GpuVsCpu, LockClassHotBinWords) {
+  hot_bin_slots<unpacked_argmax>({505, 2048, 12288, 24576});
+  hot_bin_slots<point_sum_op>({2048});
+  hot_bin_slots<count_max_op>({6144});
+}
 // A caller's plan_overrides::hot_bins = 1: several passes (the slots are chosen again for each chunk), blocks of one
-// and of three warps, a told race factor.
+// and of three warps, a told race factor; the compare-and-swap and lock classes.
 TEST(GpuVsCpu, HotBinSlotsOverride) {
   int k = 0;
   for (std::int64_t n : {std::int64_t(4099), std::int64_t(1 << 20) + 3})
@@ -614,11 +635,14 @@ TEST(GpuVsCpu, HotBinSlotsOverride) {
       c.groups = 3;  // overrides.S: three passes
       check_against_cpu<saturating_add24>(c);
       check_against_cpu<packed_argmax>(c);
+      check_against_cpu<unpacked_argmax>(c);
       c.groups = 0;
       c.block = 32;
       check_against_cpu<saturating_add24>(c);
+      check_against_cpu<unpacked_argmax>(c);
       c.block = 96;
       check_against_cpu<packed_argmax>(c);
+      check_against_cpu<unpacked_argmax>(c);
     }
 }
 // Uniform input over a few hundred bins with slots asked for (a told RF 63 too): the sampled bins are all about

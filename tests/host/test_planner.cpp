@@ -1658,8 +1658,8 @@ TEST(PartitionGroupDivider, ExactBelow2To31) {
 
 TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   // The compare-and-swap class's deferring shared plans get hot-bin slots (up to 32 KiB per block: 8 per thread of
-  // 4-byte bins, 4 of 8-byte ones) when the race factor is unknown; a told race factor, a caller's M or S, the other
-  // classes and the plain loop get none, and the slots never cost a pass.
+  // 4-byte bins, 4 of 8-byte ones) when the race factor is unknown; a told race factor, a caller's M or S, the
+  // hardware-atomic class and the plain loop get none, and the slots never cost a pass (the lock class: below).
   const device_info dev = device_info::h100_sxm();
   plan pl = ghist::make_plan(paper_problem(atomic_class::cas, 2048, 0.0), dev);
   ASSERT_EQ(pl.kind, ghist::strategy::shared_memory) << pl.to_string();
@@ -1677,7 +1677,6 @@ TEST(PlannerH100, HotBinSlotsWhenTheRaceFactorIsUnknown) {
   problem packed = paper_problem(atomic_class::cas, 2048, 0.0);
   packed.value_bytes = 8;
   EXPECT_EQ(ghist::make_plan(packed, dev).hot_slots, 4);
-  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 0.0), dev).hot_slots, 0);
   EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::hdw, 2048, 0.0), dev).hot_slots, 0);
   for (std::int64_t H : {505, 6144, 12288, 24576, 32768, 49152, 57344}) {
     const plan with = ghist::make_plan(paper_problem(atomic_class::cas, H, 0.0), dev);
@@ -1773,10 +1772,51 @@ TEST(PlannerH100, HotBinsOverride) {
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::cas, 2048), dev, bad); },
                                  "hot_bins");
   bad.hot_bins = 1;
-  ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::xcg, 2048), dev, bad); },
-                                 "hot_bins");
   ghist_test::expect_ghist_error([&] { ghist::make_plan(paper_problem(atomic_class::hdw, 2048), dev, bad); },
                                  "hot_bins");
+  // The lock class: its shared slot words with a told RF too, and over several passes of a caller's S.
+  const plan locked = ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 63.0), dev, asked);
+  EXPECT_EQ(locked.hot_slots, ghist::hot_bin_max_shared_word_slots) << locked.to_string();
+  EXPECT_FALSE(locked.hot_active_bins || locked.warp_private || locked.thread_private) << locked.to_string();
+  const plan locked_three = ghist::make_plan(paper_problem(atomic_class::xcg, 4000, 1.0), dev, on);
+  EXPECT_EQ(locked_three.S, 3);
+  EXPECT_EQ(locked_three.hot_slots, ghist::hot_bin_max_shared_word_slots) << locked_three.to_string();
+}
+
+TEST(PlannerH100, LockClassHotBinWordsWhenTheRaceFactorIsUnknown) {
+  // The lock class's shared plans whose copies the block's threads share (H = 505..24576 of seed 000's unpacked
+  // argmax, one pass) take sampled hot bins, slots of shared words, when the race factor is unknown: all of the
+  // block's share of shared memory, the same passes as without, no deferring loop (that is the compare-and-swap
+  // class's). A told race factor, a caller's M or S, hot_bins = -1 and the private copies (H = 127: a copy per thread)
+  // take none.
+  const device_info dev = device_info::h100_sxm();
+  plan_overrides off;
+  off.hot_bins = -1;
+  for (std::int64_t H : {505, 2048, 6144, 12288, 24576}) {
+    SCOPED_TRACE(H);
+    const plan with = ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev);
+    const plan without = ghist::make_plan(paper_problem(atomic_class::xcg, H, 0.0), dev, off);
+    ASSERT_EQ(with.kind, ghist::strategy::shared_memory) << with.to_string();
+    EXPECT_EQ(with.hot_slots, ghist::hot_bin_max_shared_word_slots) << with.to_string();
+    EXPECT_FALSE(with.hot_active_bins || with.defer_lost_updates || with.warp_private || with.thread_private)
+        << with.to_string();
+    EXPECT_EQ(with.S, 1) << with.to_string();
+    EXPECT_EQ(with.S, without.S) << without.to_string();
+    EXPECT_EQ(with.grid, without.grid) << with.to_string() << " / " << without.to_string();
+    EXPECT_LE(without.M - with.M, 1) << "the table takes at most one copy";
+    EXPECT_EQ(without.hot_slots, 0);
+    const int blocks_per_sm = with.grid / dev.sm_count;
+    const std::size_t share = dev.shared_per_sm / blocks_per_sm - dev.reserved_shared_per_block;
+    EXPECT_LE(with.shared_bytes, share) << with.to_string();
+    EXPECT_GT(with.shared_bytes + 32, share) << "all of the block's share: " << with.to_string();
+    EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev).hot_slots, 0) << "told RF 1";
+  }
+  const plan small = ghist::make_plan(paper_problem(atomic_class::xcg, 127, 0.0), dev);
+  EXPECT_TRUE(small.thread_private) << small.to_string();
+  EXPECT_EQ(small.hot_slots, 0);
+  plan_overrides fixed;
+  fixed.M = 2;
+  EXPECT_EQ(ghist::make_plan(paper_problem(atomic_class::xcg, 2048, 0.0), dev, fixed).hot_slots, 0) << "a caller's M";
 }
 
 // The lock class's shared slot words (detail/slot_lock_layout.hpp): each word its own lock bit, inside the lock words

@@ -198,6 +198,15 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
     }
   }
   if constexpr (atomic_class_of<Op> == atomic_class::xcg) {
+    if (pl.hot_slots > 0 && !pl.hot_active_bins) {  // sampled hot bins: slots of shared words beside the copies
+      if (pl.block % 32 != 0 || pl.hot_slots > hot_bin_max_shared_word_slots || pl.hot_shared_words ||
+          pl.shared_bytes < hot_bin_shared_words_table_bytes)
+        throw error("a lock-class plan with sampled hot bins needs whole warps, at most " +
+                    std::to_string(hot_bin_max_shared_word_slots) + " of them and room for their table (" +
+                    pl.to_string() + ")");
+      launch(shared_memory_kernel<Source, Op, copy_owner::threads, false, true, false, true>);
+      return;
+    }
     if (pl.hot_slots > 0) {  // a slot per active bin beside one locked copy
       const int most = pl.hot_shared_words ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots;
       if (pl.block % 32 != 0 || !pl.hot_active_bins || pl.M != 1 || pl.hot_slots > most)

@@ -17,6 +17,12 @@
 // lock class too (its one locked copy keeps the bins the sample missed); where a word per thread does not fit, a
 // slot's words are shared (plan::hot_shared_words: compare-and-swap, or the lock class's bit locks after the slots).
 //
+// The lock class with the race factor unknown samples as the compare-and-swap class does and gives its hot bins the
+// same shared words (pick_lock_words): each hot bin's updates spread over at least a warp's worth of words, each
+// under its own bit lock, where the plan's copies hold one word (and lock) per bin that a Zipf input's first bins
+// queue the block's 32 warps on (seed 000's unpacked argmax, Zipf(1.1), H = 24576: 7.9x the uniform time, lent
+// H200, 2026-12-01).
+//
 // Shared memory: the plan's copies, then (when the sample finds hot bins) the slots, slot-major so that a warp's lanes
 // use consecutive words, and the lane replicas (or the shared words' bit locks); the table sits at the end of the
 // block's shared memory. The plan gives the block all the shared memory its share of the SM allows; where the copies
@@ -115,6 +121,8 @@ struct hot_bin_pass {
 /// the replicas, or (`Locked`) under a bit lock per word, placed after the slots' values (shared_slot). Lanes of a
 /// warp never share a word. A template parameter: the sampled hot bins' kernel (two blocks of 1024 per SM, 32
 /// registers) spilled more with the choice made at run time and ran 10-45% slower (lent H200, 2026-11-26).
+/// `Locked && ShareSlots` with the sampled hot bins (choose without Spread): the plan's copies stay, and the candidates
+/// (hottest first) take slots of shared words with bit locks in the room after them (pick_lock_words).
 template <class T, bool Locked = false, bool ShareSlots = false>
 class hot_bin_slots {
   static_assert(alignof(T) <= 8, "the slots start 8-byte aligned");
@@ -212,7 +220,10 @@ class hot_bin_slots {
     for (int i = tid; i < entries; i += B) table_[i] = ~0u;  // the candidates are read
     __syncthreads();
     const bool scratch = static_cast<std::size_t>(M) * stride * sizeof(T) >= scratch_bytes;
-    if (tid < 32) pick_room<KeepCopies>(M, stride, slot_hits, lane_hits, offered);
+    if (tid < 32) {
+      if constexpr (Locked && ShareSlots && !Spread) pick_lock_words(M, stride, slot_hits, offered);
+      else pick_room<KeepCopies>(M, stride, slot_hits, lane_hits, offered);
+    }
     __syncthreads();
     if (scratch) score_multipliers(reinterpret_cast<unsigned*>(shared_));
     __syncthreads();
@@ -326,6 +337,44 @@ class hot_bin_slots {
     const std::size_t values = static_cast<std::size_t>(copies) * stride;
     const std::size_t bytes = Locked ? (values * sizeof(T) + 3) / 4 * 4 + (values + 31) / 32 * 4 : values * sizeof(T);
     return static_cast<int>((hot_bin_area_offset(bytes) + sizeof(T) - 1) / sizeof(T));
+  }
+
+  // Values between the first after `copies` copies and the table.
+  __device__ __forceinline__ int room_values(int copies, int stride) const {
+    return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(copies, stride)) * sizeof(T)) /
+                            sizeof(T));
+  }
+
+  // Locked && ShareSlots, the sampled hot bins (the first warp): if the hottest of the `offered` ranked candidates has
+  // `slot_hits`, each candidate, hottest first and up to max_slots_, takes a slot: a word per thread where all of them
+  // fit the room after the M copies, else the most whole warps' worth of words (at least one warp's: 32 words, each
+  // a lane's, under a bit lock, for 32 x sizeof(T) + 4 bytes) that fit, the coldest candidates left on the copies
+  // where not even that fits. Leaves the counters as pick_room does (no replicas).
+  __device__ void pick_lock_words(int M, int stride, int slot_hits, int offered) {
+    static_assert(Locked && ShareSlots, "the lock class's shared slot words");
+    const int B = static_cast<int>(blockDim.x);
+    const int room = room_values(M, stride);
+    constexpr int lock_group_values = slot_lock_group_bytes / static_cast<int>(sizeof(T));
+    constexpr std::size_t per_32_words = 32 * sizeof(T) + lock_bytes_per_32_words;
+    // (A value less for the rounding of the lock words' bytes to values, as pick_room's slots_room.)
+    const std::size_t shared_room = room > lock_group_values + 1 ? room - lock_group_values - 1 : 0;
+    int slots = offered > 0 && bins_[0] >> 16 >= slot_hits ? offered : 0;
+    if (slots > max_slots_) slots = max_slots_;
+    int words = B;
+    if (slots > 0 && slots * B > room) {
+      // In bytes: per slot, whole groups of 32 words with their lock bits (at least one group for each slot kept).
+      const std::size_t bytes = shared_room * sizeof(T);
+      const std::size_t most_slots = bytes / per_32_words;
+      if (static_cast<std::size_t>(slots) > most_slots) slots = static_cast<int>(most_slots);
+      words = slots > 0 ? static_cast<int>(bytes / static_cast<std::size_t>(slots) / per_32_words) * 32 : B;
+      if (words > B) words = B;  // (B itself fits only unshared: checked above)
+    }
+    if (threadIdx.x == 0) {
+      counters_[1] = M;
+      counters_[5] = words;
+      counters_[6] = slots;
+      counters_[7] = 0;
+    }
   }
 
   // The first warp, with the `offered` candidates ranked in bins_: if the hottest has `slot_hits`, takes the hottest

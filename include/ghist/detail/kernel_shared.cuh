@@ -12,7 +12,8 @@
 // and one lane per bin updates with a plain read-modify-write, no atomics and no locks (the lock class when a copy
 // per warp fits, and 32-bit compare-and-swap at a high RF); or one thread (plan::thread_private), M = block: a plain
 // read-modify-write per input, for small H in the compare-and-swap and lock classes. The deferring compare-and-swap
-// loop may also take a pass's hottest bins off the copies (plan::hot_slots, hot_bins.cuh).
+// loop and the lock class's locked copies may also take a pass's hottest bins off the copies (plan::hot_slots,
+// hot_bins.cuh).
 #pragma once
 
 #include <cstdint>
@@ -90,18 +91,19 @@ __device__ __forceinline__ void fold_and_merge_copies(Op op, typename Op::value_
   }
 }
 
-// HotBins (with DeferLost, or the lock class with one copy and a slot per active bin): each pass samples its input
-// and takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
-// (plan::hot_slots, hot_bins.cuh). ActiveBins (with HotBins: plan::hot_active_bins, one block per SM): a slot for
-// every sampled bin, `active_samples` inputs sampled per thread; compiled for one block per SM (64 registers: at 32
-// the loop spilled). SharedSlotWords (with ActiveBins: plan::hot_shared_words): a slot's words may be shared by
-// several threads (compare-and-swap, or the lock class's bit locks). Staged (with DeferLost: plan::staged_input): the
-// input comes through a ring of tiles in shared memory (staged_input.cuh), after the copies or, with ActiveBins (whose
-// slots take the room after the copy), at the end of the block's shared memory, before which the hot-bin table sits.
-// Gated (the hardware-atomic class's overwrite calls with an overwrite_gate): the block that reaches its merge first
-// fills dest (overwrite_gate.cuh). Its own instance: with the gate's code merely present (never taken), ptxas's code
-// for the merge took seed 000's HDW RF 1 at H = 12288 / 24576 from 82.5 / 86.6 to 88.8 / 94.8 us (lent H100,
-// 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt).
+// HotBins (with DeferLost, or the lock class with one copy and a slot per active bin): each pass samples its input and
+// takes up to `hot_slots` hot bins off the copies into slots per thread, the next ones into replicas per lane
+// (plan::hot_slots, hot_bins.cuh); the lock class's sampled hot bins (SharedSlotWords without ActiveBins) take slots of
+// shared words under bit locks (hot_bins.cuh, pick_lock_words). ActiveBins (with HotBins: plan::hot_active_bins, one
+// block per SM): a slot for every sampled bin, `active_samples` inputs sampled per thread; compiled for one block per
+// SM (64 registers: at 32 the loop spilled). SharedSlotWords (with ActiveBins: plan::hot_shared_words, or the lock
+// class's sampled hot bins): a slot's words may be shared by several threads (compare-and-swap, or the lock class's bit
+// locks). Staged (with DeferLost: plan::staged_input): the input comes through a ring of tiles in shared memory
+// (staged_input.cuh), after the copies or, with ActiveBins (whose slots take the room after the copy), at the end of
+// the block's shared memory, before which the hot-bin table sits. Gated (the hardware-atomic class's overwrite calls
+// with an overwrite_gate): the block that reaches its merge first fills dest (overwrite_gate.cuh). Its own instance:
+// with the gate's code merely present (never taken), ptxas's code for the merge took seed 000's HDW RF 1 at H = 12288 /
+// 24576 from 82.5 / 86.6 to 88.8 / 94.8 us (lent H100, 2026-11-26, bench/results/2026-11-26-h100-overwrite-gate.txt).
 template <class Source, class Op, copy_owner Owner, bool DeferLost = false, bool HotBins = false,
           bool ActiveBins = false, bool SharedSlotWords = false, bool Staged = false, bool Gated = false>
 __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
@@ -150,7 +152,10 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
   // ActiveBins (plan::hot_active_bins, a told RF over few active bins): every bin of a larger sample, and
   // (SharedSlotWords) a slot's words shared among threads where a word per thread does not fit.
   constexpr bool active = ActiveBins;
-  static_assert(ActiveBins || !SharedSlotWords, "shared slot words go with a slot per active bin");
+  static_assert(ActiveBins || !SharedSlotWords || locked,
+                "shared slot words go with a slot per active bin, or the lock class's sampled hot bins");
+  // The lock class's sampled hot bins: shared slot words (bit locks), looked up for each run the carry gives out.
+  constexpr bool sampled_lock_words = locked && HotBins && SharedSlotWords && !ActiveBins;
   using hot_bins_t = hot_bin_slots<T, locked, SharedSlotWords>;
   hot_bins_t hot(shared_bytes, hot_slots, ring_end_bytes);  // locked: one copy (plan::hot_active_bins)
   const int slot_hits = active                    ? hot_bin_active_min_hits
@@ -187,7 +192,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
     auto slot = [&](auto b) {
       const int at = sub_offset + static_cast<int>(b);
       if constexpr (locked && SharedSlotWords)
-        if (static_cast<int>(b) >= len32) return hot.shared_slot(subs, at);
+        if (static_cast<int>(b) >= len32) return hot.shared_slot(subs, static_cast<int>(b));  // b: the word
       if constexpr (locked) return bin_slot<T>{subs + at, locks + (at >> 5), 1u << (at & 31)};
       else return bin_slot<T>{subs + at, nullptr};
     };
@@ -202,6 +207,20 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
     // The lock class's shared slot words: this pass's words are all the threads' own or all shared (find_word).
     bool slot_words_own = false;
     if constexpr (locked && SharedSlotWords) slot_words_own = hot.words_own();
+    // sampled_lock_words: a run the carry gave out goes to its bin's slot where the bin has one: the thread's own word
+    // (a plain read-modify-write here, nothing left to send) or, as its word index, a shared word under its bit lock.
+    // The lookup comes after the carry, so that a thread's run in one bin (all inputs in one bin) costs one lookup,
+    // not one per input.
+    auto to_slot_word = [&](carried_run<T, carry_bin> run) {
+      if constexpr (sampled_lock_words) {
+        int word;
+        if (hot_pass.slots > 0 && run.bin >= 0 && hot.find_word(static_cast<int>(run.bin), word)) {
+          if (slot_words_own) subs[word] = op(subs[word], run.value);
+          run.bin = slot_words_own ? -1 : word;
+        }
+      }
+      return run;
+    };
     if constexpr (WarpPrivate) {
       auto send = [&](const auto& out) {
         warp_private_update(op, subs + sub_offset, out.bin >= 0, out.bin, len, out.value);
@@ -237,13 +256,13 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           // 442 to 138 us but seed 000's uniform RF 63 at H = 1024 / 2048 from 173 / 200 to 187 / 212 (lent H200,
           // 2026-11-26, bench/results/2026-11-26-h200-lock-class-shared-slot-words.txt, call 2).
           carry_bin target = in_chunk ? static_cast<carry_bin>(b) : -1;
-          if constexpr (HotBins && SharedSlotWords) {
+          if constexpr (HotBins && SharedSlotWords && ActiveBins) {  // (sampled_lock_words: to_slot_word below)
             int word;
             if (hot_pass.slots > 0 && in_chunk && hot.find_word(static_cast<int>(b), word)) {
               if (slot_words_own) subs[word] = op(subs[word], u.value);
               target = slot_words_own ? -1 : word;
             }
-          } else if constexpr (HotBins) {
+          } else if constexpr (HotBins && !SharedSlotWords) {
             int word;
             bool own;
             if (hot_pass.slots > 0 && in_chunk && hot.find(static_cast<int>(b), word, own)) {
@@ -251,7 +270,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
               target = own ? -1 : word;
             }
           }
-          send_run<locked && SharedSlotWords>(op, carry.take(op, target, u.value), carry_len, slot);
+          send_run<locked && SharedSlotWords>(op, to_slot_word(carry.take(op, target, u.value)), carry_len, slot);
         } else if constexpr (defer) {
           if (in_chunk) deferred.update(subs, sub_offset + static_cast<int>(b), u.value);
         } else {
@@ -378,7 +397,7 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       else if constexpr (defer) deferred.flush(subs);
       if constexpr (xcg) {
         converge_block_warp();
-        send_run<locked && SharedSlotWords>(op, carry.drain(), carry_len, slot);
+        send_run<locked && SharedSlotWords>(op, to_slot_word(carry.drain()), carry_len, slot);
       }
     }
     __syncthreads();
