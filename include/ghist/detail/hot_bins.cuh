@@ -402,10 +402,7 @@ class hot_bin_slots {
       return strong_n - slots < hot_bin_max_room_lane_bins ? strong_n - slots : hot_bin_max_room_lane_bins;
     };
     const int min_slots = worth_own < slots ? (worth_own > 0 ? worth_own : 1) : slots;  // the hottest has slot_hits
-    auto room = [&](int c) {
-      return static_cast<int>((table_bytes_at_ - static_cast<unsigned>(first_value(c, stride)) * sizeof(T)) /
-                              sizeof(T));
-    };
+    auto room = [&](int c) { return room_values(c, stride); };
     while (!Locked && !KeepCopies && copies > 1 && room(copies) < slots * B + strong_lanes() * 32) --copies;
     // Short of a word per thread: shared slots take whole warps' worth of words each, as many as fit (with their bit
     // locks: Locked, whose lock words come in whole groups: a group more than the slots' words need).
