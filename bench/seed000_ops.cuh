@@ -47,6 +47,7 @@ struct index_value {
 struct argmax_unpacked {
   using value_type = index_value;
   static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
+  static constexpr bool idempotent = true;  // op(a, a) == a (ghist/operators.hpp: a hint to the planner)
   __host__ __device__ static index_value identity() { return {0xffffffffu, INT32_MIN}; }
   __host__ __device__ index_value operator()(index_value a, index_value b) const {
     if (a.value != b.value) return a.value > b.value ? a : b;
@@ -57,6 +58,7 @@ struct argmax_unpacked {
 // The same argmax packed into 64 bits: the value biased to unsigned in the high word, the index in the low word.
 struct argmax_packed {
   using value_type = std::uint64_t;
+  static constexpr bool idempotent = true;
   __host__ __device__ static std::uint64_t identity() { return 0xffffffffull; }  // value INT32_MIN, index ~0
   __host__ __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
     const std::uint32_t va = std::uint32_t(a >> 32), vb = std::uint32_t(b >> 32);

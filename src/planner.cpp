@@ -349,6 +349,24 @@ bool may_stage_input(const problem& p, const device_info& dev, const plan_overri
   const bool element_vectors = p.record_bytes > 0 && p.record_bytes < 16 && 16 % p.record_bytes == 0;
   return o.staged_input >= 0 && dev.compute_capability >= 90 && element_vectors && p.op_class == atomic_class::cas;
 }
+
+// The lock class's operators that say they are idempotent (problem::idempotent), with values the lock class reads
+// whole outside its lock (4 or 8 bytes: detail/atomic_update.cuh, shared_update_changes_nothing): once a bin has seen
+// a few inputs most of their updates change nothing and cost a read and a compare, not a lock. The race is then
+// cheap, and what spreads it (the model's copies, a slot per active bin, a second hashed pass) costs its room,
+// initialisation and merge more than it saves. Lent H200, 2026-12-02, N = 50M, seed 000's unpacked argmax, told RF,
+// auto against the fixed sweep of the same run (bench/results/2026-12-02-h200-unchanged-bins.txt, section 3), us:
+//   RF 1: the model's M = 25 / 6 / 2 at H = 505 / 2048 / 6144 231 / 231 / 229, one copy (M = 1) 179 / 201 / 219;
+//   RF 63: a slot per active bin at H = 6144 / 12288 (97 / 195 active bins) 272 / 273, one locked copy 171 / 178;
+//     at H = 505 / 2048 (8 / 32 active bins) the slots still win, 144 / 165 against 177 / 175
+//     (idempotent_lock_class_max_active_slots); the hashed tables in two passes at H = 1572864 683, partitioned 457;
+//     the hashed tables in one pass at H = 24576 287, where at RF 1 the plan of one copy and one pass (one block per
+//     SM) took 229 (hashed_bins_worth).
+bool lock_class_skips_most_updates(const problem& p) {
+  return p.op_class == atomic_class::xcg && p.idempotent && (p.value_bytes == 4 || p.value_bytes == 8);
+}
+inline constexpr i64 idempotent_lock_class_max_active_slots = 32;
+
 bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_overrides& o,
                            const planner_constants& k, plan& out) {
   const bool xcg = p.op_class == atomic_class::xcg;
@@ -368,6 +386,7 @@ bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_
   if (active <= 3 ||
       active > (cas_shares || xcg ? hot_bin_max_shared_word_slots : hot_bin_max_active_slots))
     return false;
+  if (lock_class_skips_most_updates(p) && active > idempotent_lock_class_max_active_slots) return false;
   // The slots start after the copy (the lock class's with its bit locks), at a multiple of the value's size: the
   // lock class's copy need not end at one, so a value's bytes more.
   const std::size_t after_copy = hot_bin_area_offset(shared_copies_bytes(p, k, 1, p.num_bins));
@@ -517,6 +536,8 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // M = 113 242-248 against 259-265 for M = 72.)
   if (p.op_class == atomic_class::cas && p.value_bytes == 8 && RF >= 40 && static_cast<double>(H) >= 8 * RF)
     M = std::min<i64>(M, std::max<i64>(1, B / H));
+  // Idempotent lock-class operators: one copy (lock_class_skips_most_updates).
+  if (lock_class_skips_most_updates(p)) M = 1;
   if (o.M > 0) M = o.M;
 
   // Eq. 3: chunks of len bins so that M chunks fit in L, S = ceil(H / len) passes, H_chk = ceil(H / S).
@@ -884,7 +905,10 @@ constexpr i64 dense_cas_min_group_bins = 4096;
 i64 warp_private_group_bins(const problem& p, const device_info& dev, const plan_overrides& o,
                             const planner_constants& k, std::size_t two_share) {
   const double RF = race_factor_used(p);
-  const bool contended_xcg = p.op_class == atomic_class::xcg && RF > 8;
+  // Not the idempotent lock class: seed 000's unpacked argmax told RF 63 at H = 1572864 took 636 us in 768
+  // warp-private groups (M = 4) against 451 in 96 locked ones (lent H200, 2026-12-02, the fixed sweep,
+  // bench/results/2026-12-02-h200-unchanged-bins.txt, section 4).
+  const bool contended_xcg = p.op_class == atomic_class::xcg && RF > 8 && !lock_class_skips_most_updates(p);
   const bool contended_cas = p.op_class == atomic_class::cas && p.value_bytes == 4 && RF >= 40;
   if ((!contended_xcg && !contended_cas) || o.M > 0 || o.S > 0) return 0;
   // 32-bit cas: the dense second pass (plan::dense_second_pass) over k.partition_groups groups of at least
@@ -1021,7 +1045,9 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // 196608 / 786432 / 1572864, 32 / 96 / 192 / 384 / 768 groups 1594 / 2334 / 789 / 876 / 922; 1450 / 2035 / 698
     // / 788 / 836; - / 1910 / 682 / 746 / 777; - / 1874 / 686 / 746 / 767.)
     const bool contended_class = p.op_class != atomic_class::hdw;
-    const bool many_groups = p.op_class == atomic_class::xcg && race_factor_used(p) > 8;
+    // The idempotent lock class at any RF as at RF <= 8 (lock_class_skips_most_updates, warp_private_group_bins).
+    const bool many_groups =
+        p.op_class == atomic_class::xcg && race_factor_used(p) > 8 && !lock_class_skips_most_updates(p);
     const bool locked_groups = p.op_class == atomic_class::xcg && !many_groups;
     group_bins = ceil_div(H, !contended_class ? k.partition_groups_hdw
                              : many_groups    ? k.partition_groups_contended
@@ -1225,7 +1251,8 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
       p.race_factor > 0 ? std::max<i64>(1, static_cast<i64>(std::floor(p.num_bins / p.race_factor))) : p.num_bins;
   // Two passes only for the contended classes: each pass reads the whole input again. Before another pass, a table
   // up to hashed_max_load_to_fit full.
-  const int most_passes = o.S > 0 ? o.S : hashed_contended_class(p) ? hashed_max_passes : 1;
+  const int most_passes =
+      o.S > 0 ? o.S : hashed_contended_class(p) && !lock_class_skips_most_updates(p) ? hashed_max_passes : 1;
   // One table per pass, `load` full with a pass's share of the active bins (RF-strided bins spread evenly over the
   // passes' chunks).
   // Keys of 4 bytes where the table has room, else their 16-bit tags (plan::hashed_tags): a lookup costs a few
@@ -1299,7 +1326,10 @@ bool hashed_bins_worth(const problem& p, const device_info& dev, const plan_over
   if (o.hashed_bins != 0 || !free_shape || p.race_factor_sampled || p.race_factor < hashed_min_race_factor)
     return false;
   if (!use_shared || shared_plan(p, dev, o, k).S > 1) return true;
-  return hashed_contended_class(p) && shared_chunk_bytes(p, 1, p.num_bins) > shared_budget_for(hashed_block, dev, 2).L;
+  // One pass of shared memory: the contended classes take the tables where a copy fills more than a block's share
+  // at two blocks per SM, but not the idempotent lock class, whose race costs little (lock_class_skips_most_updates).
+  return hashed_contended_class(p) && !lock_class_skips_most_updates(p) &&
+         shared_chunk_bytes(p, 1, p.num_bins) > shared_budget_for(hashed_block, dev, 2).L;
 }
 
 int max_shared_passes(atomic_class c, const planner_constants& k) {

@@ -6,6 +6,10 @@
 //   GHIST_HD T operator()(T a, T b) const;        // associative and commutative
 // Optionally: static constexpr ghist::atomic_class preferred_class = ...; to ask for a slower (never a faster)
 // atomic class than the type allows, e.g. to force the lock path for an 8-byte struct (atomic_class.hpp).
+// Optionally too: static constexpr bool idempotent = true; where op(a, a) == a for every a (a maximum, a minimum, an
+// argmax, bitwise and / or). Such an operator seldom changes a bin that has seen a few inputs, and the lock class
+// drops an update that changes nothing without taking the lock, so the planner gives it fewer copies
+// (src/planner.cpp, lock_class_skips_most_updates). A hint for speed only: every plan is exact for every operator.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +31,7 @@ struct plus {
 template <class T>
 struct min {
   using value_type = T;
+  static constexpr bool idempotent = true;
   GHIST_HD static constexpr T identity() {
     if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::max();
@@ -44,6 +49,7 @@ struct min {
 template <class T>
 struct max {
   using value_type = T;
+  static constexpr bool idempotent = true;
   GHIST_HD static constexpr T identity() {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::lowest();
@@ -61,6 +67,7 @@ template <class T>
 struct bit_and {
   static_assert(std::is_integral_v<T>, "ghist::bit_and needs an integer type");
   using value_type = T;
+  static constexpr bool idempotent = true;
   GHIST_HD static constexpr T identity() { return static_cast<T>(~T(0)); }
   GHIST_HD constexpr T operator()(T a, T b) const { return a & b; }
 };
@@ -69,6 +76,7 @@ template <class T>
 struct bit_or {
   static_assert(std::is_integral_v<T>, "ghist::bit_or needs an integer type");
   using value_type = T;
+  static constexpr bool idempotent = true;
   GHIST_HD static constexpr T identity() { return T(0); }
   GHIST_HD constexpr T operator()(T a, T b) const { return a | b; }
 };
@@ -80,5 +88,13 @@ struct bit_xor {
   GHIST_HD static constexpr T identity() { return T(0); }
   GHIST_HD constexpr T operator()(T a, T b) const { return a ^ b; }
 };
+
+/// Whether Op says it is idempotent (op(a, a) == a: its optional `static constexpr bool idempotent`).
+template <class Op, class = void>
+struct is_idempotent : std::false_type {};
+template <class Op>
+struct is_idempotent<Op, std::void_t<decltype(Op::idempotent)>> : std::bool_constant<Op::idempotent> {};
+template <class Op>
+inline constexpr bool is_idempotent_v = is_idempotent<Op>::value;
 
 }  // namespace ghist

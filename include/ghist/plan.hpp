@@ -42,6 +42,8 @@ struct problem {
   /// Every update adds 1 to a 32-bit integer bin (a counting bin function, ghist::is_counting, with plus<int32>
   /// or plus<uint32>): the shared-memory strategy then needs no copies to spread hot bins.
   bool unit_increments = false;
+  /// The operator says op(a, a) == a (ghist::is_idempotent_v): its updates seldom change a bin that has seen a few.
+  bool idempotent = false;
 };
 
 /// The problem of a histogram with operator Op (its atomic class and bin type), n inputs and num_bins bins.
@@ -54,6 +56,7 @@ problem problem_for(std::int64_t n, std::int64_t num_bins, double race_factor = 
   p.value_bytes = sizeof(typename Op::value_type);
   p.value_align = alignof(typename Op::value_type);
   p.race_factor = race_factor;
+  p.idempotent = is_idempotent_v<Op>;
   return p;
 }
 

@@ -179,6 +179,28 @@ TEST(GpuVsCpu, CasMaxDouble) { other_operator_grid<ghist::max<double>>(); }
 TEST(GpuVsCpu, CasPackedArgmax) { other_operator_grid<packed_argmax>(); }
 TEST(GpuVsCpu, Xcg12Byte) { other_operator_grid<point_sum_op>(); }
 TEST(GpuVsCpu, Xcg16Byte) { other_operator_grid<count_max_op>(); }
+// The lock class's updates that change nothing, done without the lock (shared_update_changes_nothing): operators
+// that are no selection, on bins that saturate, forced through every strategy too.
+TEST(GpuVsCpu, XcgSaturatingPairUnchangedBins) {
+  other_operator_grid<locked_saturating_pair>();
+  forced_strategies<locked_saturating_pair>({1, 257, 12288, 196608});
+}
+// An idempotent lock-class operator's plans (one copy, slots over few active bins only), at told race factors too.
+TEST(GpuVsCpu, XcgIdempotentArgmaxPlans) {
+  other_operator_grid<idempotent_unpacked_argmax>();
+  for (std::int64_t H : {505, 2048, 6144, 12288, 1572864})
+    for (double rf : {1.0, 63.0})
+      for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin}) {
+        test_case c{d, (1 << 20) + 7, H, ghist::strategy::automatic, ghist::mode::accumulate};
+        c.race_factor = rf;
+        c.stride = rf > 1 ? 63 : 0;  // the told RF's active bins
+        check_against_cpu<idempotent_unpacked_argmax>(c);
+      }
+}
+TEST(GpuVsCpu, Xcg4ByteSaturatingAddUnchangedBins) {
+  other_operator_grid<locked_saturating_add>();
+  forced_strategies<locked_saturating_add>({1, 257, 12288});
+}
 
 // ---- the index form ----
 TEST(GpuVsCpu, IndexedForm) {

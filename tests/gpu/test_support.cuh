@@ -155,6 +155,38 @@ struct unpacked_argmax {
   }
 };
 
+/// The same argmax, saying it is idempotent: the planner's plans for such lock-class operators (src/planner.cpp,
+/// lock_class_skips_most_updates: one copy, fewer slots).
+struct idempotent_unpacked_argmax : unpacked_argmax {
+  static constexpr bool idempotent = true;
+};
+
+/// Saturating adds forced onto the lock path, of 8 bytes (two counters) and of 4: a bin that has saturated, or an
+/// update that adds 0, changes nothing, which the lock class checks before it takes the lock
+/// (shared_update_changes_nothing in atomic_update.cuh) although these operators select nothing.
+struct saturating_pair {
+  std::uint32_t sum, count;
+};
+struct locked_saturating_pair {
+  using value_type = saturating_pair;
+  static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
+  static constexpr std::uint32_t sum_cap = 5000, count_cap = 300;
+  __host__ __device__ static saturating_pair identity() { return {0, 0}; }
+  __host__ __device__ saturating_pair operator()(saturating_pair a, saturating_pair b) const {
+    const std::uint32_t sum = a.sum + b.sum, count = a.count + b.count;  // both below 2^31: no wrap
+    return {sum < sum_cap ? sum : sum_cap, count < count_cap ? count : count_cap};
+  }
+};
+struct locked_saturating_add {
+  using value_type = std::uint32_t;
+  static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
+  static constexpr std::uint32_t cap = 3000;
+  __host__ __device__ static std::uint32_t identity() { return 0; }
+  __host__ __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
+    return a + b < cap ? a + b : cap;
+  }
+};
+
 /// A 12-byte bin: (sum of x, sum of y, count) with x, y small integers in float so sums stay exact.
 struct point_sum {
   float x, y;
@@ -254,6 +286,23 @@ struct op_case<unpacked_argmax> {
     return {std::uint32_t(rng()), static_cast<std::int32_t>(rng() % 64) - 32};
   }
   static bool equal(index_value a, index_value b) { return a.index == b.index && a.value == b.value; }
+};
+template <>
+struct op_case<idempotent_unpacked_argmax> : op_case<unpacked_argmax> {};
+template <>
+struct op_case<locked_saturating_pair> {
+  // An update of (0, 0) one time in 16; popular bins saturate.
+  __host__ __device__ static saturating_pair value(std::uint32_t payload) { return {payload % 8, (payload >> 3) & 1}; }
+  static saturating_pair initial(std::mt19937_64& rng) {
+    return {std::uint32_t(rng() % locked_saturating_pair::sum_cap), std::uint32_t(rng() % locked_saturating_pair::count_cap)};
+  }
+  static bool equal(saturating_pair a, saturating_pair b) { return a.sum == b.sum && a.count == b.count; }
+};
+template <>
+struct op_case<locked_saturating_add> {
+  __host__ __device__ static std::uint32_t value(std::uint32_t payload) { return payload % 4; }
+  static std::uint32_t initial(std::mt19937_64& rng) { return std::uint32_t(rng() % locked_saturating_add::cap); }
+  static bool equal(std::uint32_t a, std::uint32_t b) { return a == b; }
 };
 template <>
 struct op_case<point_sum_op> {

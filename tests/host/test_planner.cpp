@@ -1986,3 +1986,57 @@ TEST(PlannerH100, ActiveBinSlots) {
   EXPECT_NE(ghist::make_plan(paper_problem(atomic_class::cas, 2048, 63.0), dev).to_string().find("active_bins"),
             std::string::npos);
 }
+
+TEST(PlannerH100, IdempotentLockClassTakesOneCopy) {
+  // A lock-class operator that says it is idempotent, of 4 or 8 bytes (problem::idempotent: most of its updates
+  // change nothing and skip the lock), takes one copy where seed 000's model gives more, a slot per active bin only
+  // over at most 32 active bins, and the hashed tables in one pass only. 12-byte values (read in more than one
+  // access) and operators that do not say it keep the model's plans.
+  const device_info dev = device_info::h100_sxm();
+  auto idempotent = [](std::int64_t H, double rf, std::size_t bytes = 8) {
+    problem p = paper_problem(atomic_class::xcg, H, rf);
+    p.idempotent = true;
+    p.value_bytes = bytes;
+    p.record_bytes = 4;
+    return p;
+  };
+  for (std::int64_t H : {505, 2048, 6144}) {
+    SCOPED_TRACE(H);
+    const plan model = ghist::make_plan(paper_problem(atomic_class::xcg, H, 1.0), dev);
+    const plan one = ghist::make_plan(idempotent(H, 1.0), dev);
+    EXPECT_GT(model.M, 1) << model.to_string();
+    ASSERT_EQ(one.kind, ghist::strategy::shared_memory) << one.to_string();
+    EXPECT_EQ(one.M, 1) << one.to_string();
+    EXPECT_EQ(ghist::make_plan(idempotent(H, 1.0, 4), dev).M, 1);
+    problem wide = paper_problem(atomic_class::xcg, H, 1.0);
+    wide.value_bytes = 12;
+    EXPECT_EQ(ghist::make_plan(idempotent(H, 1.0, 12), dev).M, ghist::make_plan(wide, dev).M) << "12 bytes";
+  }
+  for (std::int64_t H : {505, 2048}) {  // 8 and 32 active bins at RF 63
+    SCOPED_TRACE(H);
+    EXPECT_TRUE(ghist::make_plan(idempotent(H, 63.0), dev).hot_active_bins);
+  }
+  for (std::int64_t H : {6144, 12288}) {  // 97 and 195 active bins
+    SCOPED_TRACE(H);
+    EXPECT_TRUE(ghist::make_plan(paper_problem(atomic_class::xcg, H, 63.0), dev).hot_active_bins);
+    const plan one = ghist::make_plan(idempotent(H, 63.0), dev);
+    ASSERT_EQ(one.kind, ghist::strategy::shared_memory) << one.to_string();
+    EXPECT_FALSE(one.hot_active_bins || one.warp_private || one.thread_private || one.hashed_bins) << one.to_string();
+    EXPECT_EQ(one.M, 1) << one.to_string();
+    EXPECT_EQ(one.S, 1) << one.to_string();
+  }
+  problem large = paper_problem(atomic_class::xcg, 1572864, 63.0);
+  large.record_bytes = 4;
+  const plan hashed = ghist::make_plan(large, dev);
+  EXPECT_TRUE(hashed.hashed_bins && hashed.S == 2) << hashed.to_string();
+  const plan one_pass_only = ghist::make_plan(idempotent(1572864, 63.0), dev);
+  EXPECT_FALSE(one_pass_only.hashed_bins && one_pass_only.S > 1) << one_pass_only.to_string();
+}
+
+TEST(Operators, IdempotentTrait) {
+  static_assert(ghist::is_idempotent_v<ghist::max<int>> && ghist::is_idempotent_v<ghist::min<double>>);
+  static_assert(ghist::is_idempotent_v<ghist::bit_and<unsigned>> && ghist::is_idempotent_v<ghist::bit_or<unsigned>>);
+  static_assert(!ghist::is_idempotent_v<ghist::plus<int>> && !ghist::is_idempotent_v<ghist::bit_xor<unsigned>>);
+  EXPECT_TRUE(ghist::problem_for<ghist::max<int>>(10, 10).idempotent);
+  EXPECT_FALSE(ghist::problem_for<ghist::plus<int>>(10, 10).idempotent);
+}

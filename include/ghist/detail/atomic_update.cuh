@@ -102,17 +102,25 @@ __device__ __forceinline__ void unlock(int* lock) {
 // (ATOMS.CAS.64 to read, ATOMS.EXCH.64 to write) cost 28% more (H = 6144: 418 against 326 us, same experiment).
 // compute-sanitizer's racecheck does not model locks and reports these accesses as hazards; scripts/gpu_check.sh runs
 // the lock path's tests under memcheck and synccheck instead (Sanitizer* vs SanitizerLocks* in tests/gpu).
+//
+// In shared memory, values of a multiple of 8 bytes take 8-byte accesses wherever their address allows it, also with
+// a 4-byte alignment (seed 000's (index, value) pair): the lock class's read outside the lock
+// (shared_update_changes_nothing) needs an 8-byte value stored whole.
 template <memory_level Level, class T>
 __device__ __forceinline__ T locked_load(const T* p) {
-  if constexpr (Level == memory_level::shared && sizeof(T) % 8 == 0 && alignof(T) >= 8) {
-    T out;
-    auto* dst = reinterpret_cast<unsigned long long*>(&out);
+  if constexpr (Level == memory_level::shared && sizeof(T) % 8 == 0 && alignof(T) >= 4) {
     const auto at = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if (alignof(T) >= 8 || at % 8 == 0) {
+      unsigned long long words[sizeof(T) / 8];
 #pragma unroll
-    for (unsigned i = 0; i < sizeof(T) / 8; ++i)
-      asm volatile("ld.relaxed.cta.shared::cta.b64 %0, [%1];" : "=l"(dst[i]) : "r"(at + 8 * i) : "memory");
-    return out;
-  } else if constexpr (Level == memory_level::shared && sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+      for (unsigned i = 0; i < sizeof(T) / 8; ++i)
+        asm volatile("ld.relaxed.cta.shared::cta.b64 %0, [%1];" : "=l"(words[i]) : "r"(at + 8 * i) : "memory");
+      T out;
+      memcpy(&out, words, sizeof(T));
+      return out;
+    }
+  }
+  if constexpr (Level == memory_level::shared && sizeof(T) % 4 == 0 && alignof(T) >= 4) {
     T out;
     auto* dst = reinterpret_cast<unsigned int*>(&out);
     const auto at = static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -127,13 +135,18 @@ __device__ __forceinline__ T locked_load(const T* p) {
 
 template <memory_level Level, class T>
 __device__ __forceinline__ void locked_store(T* p, const T& v) {
-  if constexpr (Level == memory_level::shared && sizeof(T) % 8 == 0 && alignof(T) >= 8) {
-    const auto* src = reinterpret_cast<const unsigned long long*>(&v);
+  if constexpr (Level == memory_level::shared && sizeof(T) % 8 == 0 && alignof(T) >= 4) {
     const auto at = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if (alignof(T) >= 8 || at % 8 == 0) {
+      unsigned long long src[sizeof(T) / 8];
+      memcpy(src, &v, sizeof(T));
 #pragma unroll
-    for (unsigned i = 0; i < sizeof(T) / 8; ++i)
-      asm volatile("st.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(at + 8 * i), "l"(src[i]) : "memory");
-  } else if constexpr (Level == memory_level::shared && sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+      for (unsigned i = 0; i < sizeof(T) / 8; ++i)
+        asm volatile("st.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(at + 8 * i), "l"(src[i]) : "memory");
+      return;
+    }
+  }
+  if constexpr (Level == memory_level::shared && sizeof(T) % 4 == 0 && alignof(T) >= 4) {
     const auto* src = reinterpret_cast<const unsigned int*>(&v);
     const auto at = static_cast<unsigned>(__cvta_generic_to_shared(p));
 #pragma unroll
@@ -142,6 +155,30 @@ __device__ __forceinline__ void locked_store(T* p, const T& v) {
   } else {
     store_volatile(p, v);
   }
+}
+
+/// A shared-memory compare-and-swap of *word from `assumed` to `desired`, predicated off where they are equal: it then
+/// returns `assumed` as a swap that won would. Why that is right for any associative and commutative operator: see
+/// shared_update_changes_nothing below (`assumed` was read from the word, whole). Predicated, not branched, so that
+/// the warp does not split around it (deferred_cas.cuh says where it pays).
+template <class W>
+__device__ __forceinline__ W shared_cas_unless_equal(W* word, W assumed, W desired) {
+  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "a 4- or 8-byte word");
+  const auto at = static_cast<unsigned>(__cvta_generic_to_shared(word));
+  W old = assumed;
+  if constexpr (sizeof(W) == 4)
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, %3;\n @p atom.shared.cas.b32 %0, [%1], %2, %3;\n}"
+        : "+r"(old)
+        : "r"(at), "r"(assumed), "r"(desired)
+        : "memory");
+  else
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b64 p, %2, %3;\n @p atom.shared.cas.b64 %0, [%1], %2, %3;\n}"
+        : "+l"(old)
+        : "r"(at), "l"(assumed), "l"(desired)
+        : "memory");
+  return old;
 }
 
 // ---- hdw: CUDA's atomic intrinsics, reached through the unsigned/signed word type of the right width ----
@@ -206,13 +243,44 @@ __device__ __forceinline__ void unlock_bit(int* word, unsigned bit) {
   asm volatile("red.release.cta.shared::cta.and.b32 [%0], %1;" ::"r"(at), "r"(~bit) : "memory");
 }
 
+/// The lock class's shortcut before it takes a bin's lock in shared memory: whether op(bin, v) would leave the bin as
+/// it is, judged on one read of it without the lock. Dropping v is then right for every associative and commutative
+/// operator: the read gives a state s that the bin had, and op(s, v) == s makes every later state t = op(s, w) keep
+/// op(t, v) = op(op(s, v), w) = t, so the bin ends the same with v or without it. The read must give a whole state,
+/// not halves of two: one access of a 4-byte value or of an 8-aligned 8-byte one (which the lock holder also stores
+/// in one access: locked_store); other values never take the shortcut. A selection (argmax, minimum, or) seldom
+/// changes a bin that has seen a few inputs (the k-th of random values is a new maximum with chance 1/k), so most of
+/// its updates then cost a read and a compare instead of a lock's two atomics.
+template <class Op>
+__device__ __forceinline__ bool shared_update_changes_nothing(Op op, const typename Op::value_type* addr,
+                                                              const typename Op::value_type& v) {
+  using T = typename Op::value_type;
+  const auto at = static_cast<unsigned>(__cvta_generic_to_shared(addr));
+  if constexpr (sizeof(T) == 8) {
+    if (alignof(T) < 8 && at % 8 != 0) return false;
+    unsigned long long word;
+    asm volatile("ld.relaxed.cta.shared::cta.b64 %0, [%1];" : "=l"(word) : "r"(at));
+    return bit_cast_device<decltype(word)>(op(bit_cast_device<T>(word), v)) == word;
+  } else if constexpr (sizeof(T) == 4) {
+    if (alignof(T) < 4 && at % 4 != 0) return false;
+    unsigned word;
+    asm volatile("ld.relaxed.cta.shared::cta.b32 %0, [%1];" : "=r"(word) : "r"(at));
+    return bit_cast_device<decltype(word)>(op(bit_cast_device<T>(word), v)) == word;
+  } else {
+    (void)op, (void)v, (void)at;
+    return false;
+  }
+}
+
 /// The lock class's update, one try: if the bin's lock is free, *addr = op(*addr, v) under it and true; else false.
-/// `lock_bit` nonzero (shared memory): the lock is that bit of *lock.
+/// `lock_bit` nonzero (shared memory): the lock is that bit of *lock. In shared memory an update that would change
+/// nothing is done at once, without the lock (shared_update_changes_nothing).
 template <memory_level Level, class Op>
 __device__ __forceinline__ bool try_locked_update(Op op, typename Op::value_type* addr,
                                                   const typename Op::value_type& v, int* lock,
                                                   unsigned lock_bit = 0) {
   if constexpr (Level == memory_level::shared) {
+    if (shared_update_changes_nothing(op, addr, v)) return true;
     if (lock_bit != 0) {
       if (!try_lock_bit(lock, lock_bit)) return false;
       locked_store<Level>(addr, op(locked_load<Level>(addr), v));
@@ -244,7 +312,10 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
     if constexpr (Level == memory_level::shared) {
       // The plain loop, even when the update changes nothing: testing for that first made seed 000's saturating
       // add 1.5-2.5x slower in shared memory on the lent H100 (2026-11-22, H = 31..12288; the extra branch splits
-      // the warp around a latency-bound chain), and a shared compare-and-swap that succeeds costs no more.
+      // the warp around a latency-bound chain), and a shared compare-and-swap that succeeds costs no more. The test
+      // predicated instead (shared_cas_unless_equal) was slower here too: the packed argmax at told RF 63 1.05-1.23x
+      // and the saturating add 1.05-1.09x at H = 505..24576 (lent H200, 2026-12-02,
+      // bench/results/2026-12-02-h200-unchanged-bins.txt).
       W assumed;
       do {
         assumed = old;
@@ -266,6 +337,8 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
     // lanes that failed wait for the holder at the end of each round.
     bool done = false;
     while (!done) {
+      if constexpr (Level == memory_level::shared)
+        if (shared_update_changes_nothing(op, addr, v)) break;
       if (try_lock<Level>(lock)) {
         locked_store<Level>(addr, op(locked_load<Level>(addr), v));
         unlock<Level>(lock);
