@@ -367,6 +367,19 @@ bool lock_class_skips_most_updates(const problem& p) {
 }
 inline constexpr i64 idempotent_lock_class_max_active_slots = 32;
 
+// The 64-bit compare-and-swap class's idempotent operators told a race factor below 8: their deferring loop skips a
+// first swap that would change nothing (detail/deferred_cas.cuh), so one shared copy beats the model's several and a
+// copy per thread at 224 threads per SM. Lent H200, 2026-12-02, N = 50M, seed 000's packed argmax told RF 1, the
+// fixed sweep of one run (bench/results/2026-12-02-h200-unchanged-bins-idempotent-grid.csv), us: H = 505 / 2048 the
+// model's M = 16 / 4 129.7 / 131.2, M = 1 123.1 / 127.0; H = 127 a copy per thread 155-157, M = 1 127.1, M = 8 125.9
+// (thread_private_plan). The plans chosen are those fixed ones; auto was not timed with this rule. An unknown race
+// factor keeps the model's plans (the sampled slots: Zipf(1.1) at H = 127 needed the copy per thread,
+// thread_private_plan).
+bool idempotent_wide_cas_told_low_rf(const problem& p) {
+  return p.op_class == atomic_class::cas && p.value_bytes == 8 && p.idempotent && p.race_factor > 0 &&
+         p.race_factor < 8;
+}
+
 bool active_bin_slots_plan(const problem& p, const device_info& dev, const plan_overrides& o,
                            const planner_constants& k, plan& out) {
   const bool xcg = p.op_class == atomic_class::xcg;
@@ -536,8 +549,9 @@ plan shared_plan_with(const problem& p, const device_info& dev, const plan_overr
   // M = 113 242-248 against 259-265 for M = 72.)
   if (p.op_class == atomic_class::cas && p.value_bytes == 8 && RF >= 40 && static_cast<double>(H) >= 8 * RF)
     M = std::min<i64>(M, std::max<i64>(1, B / H));
-  // Idempotent lock-class operators: one copy (lock_class_skips_most_updates).
-  if (lock_class_skips_most_updates(p)) M = 1;
+  // Idempotent lock-class operators: one copy (lock_class_skips_most_updates); so the idempotent 64-bit cas told
+  // RF < 8 (idempotent_wide_cas_told_low_rf).
+  if (lock_class_skips_most_updates(p) || idempotent_wide_cas_told_low_rf(p)) M = 1;
   if (o.M > 0) M = o.M;
 
   // Eq. 3: chunks of len bins so that M chunks fit in L, S = ceil(H / len) passes, H_chk = ceil(H / S).
@@ -731,7 +745,10 @@ bool thread_private_plan(const problem& p, const device_info& dev, const planner
   // the shared plan (plan_overrides::thread_private = -1), same run: H = 127 (224 threads) 150.7 -> 141.1 us, H = 96
   // (288) 131.7 both, H = 64 (416) 108.4 -> 132.5; told RF 1 H = 127 154.4 -> 153.5. An unknown RF keeps the copy per
   // thread: Zipf(1.1) H = 127 154.3 -> 241.2 (bench/results/2026-11-27-h100-packed-thread-private.txt).
-  if (p.op_class == atomic_class::cas && p.value_bytes == 8 && p.race_factor >= 8 && min_threads > 0)
+  // The same for the idempotent 64-bit cas told RF < 8 (idempotent_wide_cas_told_low_rf): copy per thread at H = 127
+  // (224 threads per SM) 155-157 us, the shared plan's one copy 127 (M = 8: 126).
+  if (p.op_class == atomic_class::cas && p.value_bytes == 8 &&
+      (p.race_factor >= 8 || idempotent_wide_cas_told_low_rf(p)) && min_threads > 0)
     min_threads = std::max(min_threads, thread_private_min_threads_told_wide_cas);
   if (min_threads_per_sm > 0) min_threads = min_threads_per_sm;
   if (min_threads <= 0) return false;

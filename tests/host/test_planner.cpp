@@ -2040,3 +2040,35 @@ TEST(Operators, IdempotentTrait) {
   EXPECT_TRUE(ghist::problem_for<ghist::max<int>>(10, 10).idempotent);
   EXPECT_FALSE(ghist::problem_for<ghist::plus<int>>(10, 10).idempotent);
 }
+
+TEST(PlannerH100, IdempotentWideCasToldLowRaceFactorTakesOneCopy) {
+  // The 64-bit compare-and-swap class's idempotent operators told RF < 8 (their first swap is skipped where it changes
+  // nothing): one shared copy where seed 000's model gives more, and no copy per thread at 224 threads per SM
+  // (H = 127); at H = 31 (448 threads) the copy per thread stays. An unknown or high RF keeps the model's plans.
+  const device_info dev = device_info::h100_sxm();
+  auto wide = [](std::int64_t H, double rf, bool idempotent) {
+    problem p = paper_problem(atomic_class::cas, H, rf);
+    p.value_bytes = 8;
+    p.value_align = 8;
+    p.record_bytes = 4;
+    p.idempotent = idempotent;
+    return p;
+  };
+  for (std::int64_t H : {505, 2048}) {
+    SCOPED_TRACE(H);
+    const plan model = ghist::make_plan(wide(H, 1.0, false), dev);
+    const plan one = ghist::make_plan(wide(H, 1.0, true), dev);
+    EXPECT_GT(model.M, 1) << model.to_string();
+    ASSERT_EQ(one.kind, ghist::strategy::shared_memory) << one.to_string();
+    EXPECT_EQ(one.M, 1) << one.to_string();
+    EXPECT_EQ(one.S, model.S);
+    EXPECT_EQ(ghist::make_plan(wide(H, 0.0, true), dev).M, ghist::make_plan(wide(H, 0.0, false), dev).M)
+        << "RF unknown";
+  }
+  EXPECT_TRUE(ghist::make_plan(wide(127, 1.0, false), dev).thread_private);
+  const plan shared127 = ghist::make_plan(wide(127, 1.0, true), dev);
+  EXPECT_FALSE(shared127.thread_private) << shared127.to_string();
+  EXPECT_EQ(shared127.M, 1) << shared127.to_string();
+  EXPECT_TRUE(ghist::make_plan(wide(127, 0.0, true), dev).thread_private) << "RF unknown keeps the copy per thread";
+  EXPECT_TRUE(ghist::make_plan(wide(31, 1.0, true), dev).thread_private) << "448 threads per SM";
+}
