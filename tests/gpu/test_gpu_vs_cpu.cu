@@ -197,6 +197,17 @@ TEST(GpuVsCpu, XcgIdempotentArgmaxPlans) {
         check_against_cpu<idempotent_unpacked_argmax>(c);
       }
 }
+// The idempotent 64-bit compare-and-swap's plans told RF < 8 (one copy; H = 127 without a copy per thread).
+TEST(GpuVsCpu, CasIdempotentPackedArgmaxPlans) {
+  other_operator_grid<idempotent_packed_argmax>();
+  for (std::int64_t H : {31, 127, 505, 2048, 12288})
+    for (double rf : {1.0, 4.0})
+      for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin, distribution::sorted}) {
+        test_case c{d, (1 << 20) + 7, H, ghist::strategy::automatic, ghist::mode::overwrite};
+        c.race_factor = rf;
+        check_against_cpu<idempotent_packed_argmax>(c);
+      }
+}
 TEST(GpuVsCpu, Xcg4ByteSaturatingAddUnchangedBins) {
   other_operator_grid<locked_saturating_add>();
   forced_strategies<locked_saturating_add>({1, 257, 12288});

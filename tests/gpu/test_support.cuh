@@ -161,6 +161,12 @@ struct idempotent_unpacked_argmax : unpacked_argmax {
   static constexpr bool idempotent = true;
 };
 
+/// The packed argmax, saying it is idempotent: the 64-bit compare-and-swap plans for such operators told RF < 8
+/// (src/planner.cpp, idempotent_wide_cas_told_low_rf: one copy, no copy per thread at H = 127).
+struct idempotent_packed_argmax : packed_argmax {
+  static constexpr bool idempotent = true;
+};
+
 /// Saturating adds forced onto the lock path, of 8 bytes (two counters) and of 4: a bin that has saturated, or an
 /// update that adds 0, changes nothing, which the lock class checks before it takes the lock
 /// (shared_update_changes_nothing in atomic_update.cuh) although these operators select nothing.
@@ -289,6 +295,8 @@ struct op_case<unpacked_argmax> {
 };
 template <>
 struct op_case<idempotent_unpacked_argmax> : op_case<unpacked_argmax> {};
+template <>
+struct op_case<idempotent_packed_argmax> : op_case<packed_argmax> {};
 template <>
 struct op_case<locked_saturating_pair> {
   // An update of (0, 0) one time in 16; popular bins saturate.
