@@ -157,27 +157,20 @@ __device__ __forceinline__ void locked_store(T* p, const T& v) {
   }
 }
 
-/// A shared-memory compare-and-swap of *word from `assumed` to `desired`, predicated off where they are equal: it then
-/// returns `assumed` as a swap that won would. Why that is right for any associative and commutative operator: see
-/// shared_update_changes_nothing below (`assumed` was read from the word, whole). Predicated, not branched, so that
-/// the warp does not split around it (deferred_cas.cuh says where it pays).
-template <class W>
-__device__ __forceinline__ W shared_cas_unless_equal(W* word, W assumed, W desired) {
-  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "a 4- or 8-byte word");
+/// A shared-memory compare-and-swap of the 8-byte *word from `assumed` to `desired`, predicated off where they are
+/// equal: it then returns `assumed` as a swap that won would. Why that is right for any associative and commutative
+/// operator: see shared_update_changes_nothing below (`assumed` was read from the word, whole). Predicated, not
+/// branched, so that the warp does not split around it (deferred_cas.cuh says where it pays, and why 4-byte words
+/// keep atomicCAS).
+__device__ __forceinline__ unsigned long long shared_cas_unless_equal(unsigned long long* word,
+                                                                      unsigned long long assumed,
+                                                                      unsigned long long desired) {
   const auto at = static_cast<unsigned>(__cvta_generic_to_shared(word));
-  W old = assumed;
-  if constexpr (sizeof(W) == 4)
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, %2, %3;\n @p atom.shared.cas.b32 %0, [%1], %2, %3;\n}"
-        : "+r"(old)
-        : "r"(at), "r"(assumed), "r"(desired)
-        : "memory");
-  else
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b64 p, %2, %3;\n @p atom.shared.cas.b64 %0, [%1], %2, %3;\n}"
-        : "+l"(old)
-        : "r"(at), "l"(assumed), "l"(desired)
-        : "memory");
+  unsigned long long old = assumed;
+  asm volatile("{\n .reg .pred p;\n setp.ne.b64 p, %2, %3;\n @p atom.shared.cas.b64 %0, [%1], %2, %3;\n}"
+               : "+l"(old)
+               : "r"(at), "l"(assumed), "l"(desired)
+               : "memory");
   return old;
 }
 
