@@ -97,6 +97,12 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
     throw error("plan override hot_split = 1 applies to the lock class with values of up to 16 bytes; this operator " +
                 std::string(p.op_class != atomic_class::xcg ? "takes atomics or compare-and-swap"
                                                             : "has " + std::to_string(p.value_bytes) + "-byte values"));
+  if (o.seed_launch < -1 || o.seed_launch > 1)
+    throw error("plan override seed_launch must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.seed_launch));
+  if (o.seed_launch > 0 && !p.idempotent)
+    throw error("plan override seed_launch = 1 applies to idempotent operators (ghist::is_idempotent_v): a seed "
+                "counted twice must change nothing");
   if (o.hashed_bins > 0 &&
       (o.M > hashed_block / 32 || o.S > hashed_max_passes || (o.block > 0 && o.block != hashed_block)))
     throw error("plan override hashed_bins = 1 keeps one table per block of " + std::to_string(hashed_block) +
@@ -1288,7 +1294,13 @@ bool hashed_bins_plan(const problem& p, const device_info& dev, const plan_overr
       auto table_bytes = [&](int copies) {
         return hashed_table_bytes(slots_needed, p.value_bytes, xcg, copies, key_bytes);
       };
-      int copies = o.M > 0 ? o.M : p.op_class == atomic_class::hdw ? 1 : hashed_block / 32;
+      // One copy for the idempotent lock class too (lock_class_skips_most_updates): its updates mostly skip the
+      // lock, and one copy leaves the table the most slots. Seed 000's unpacked argmax told RF 63 took a copy per
+      // warp (M = 4 at H = 196608: 374 us, where one copy at H = 393216 took 289; lent H200, 2026-12-02,
+      // bench/results/2026-12-02-h200-seed-launch.txt, which measures this rule).
+      int copies = o.M > 0                                                               ? o.M
+                   : p.op_class == atomic_class::hdw || lock_class_skips_most_updates(p) ? 1
+                                                                                         : hashed_block / 32;
       while (o.M <= 0 && copies > 1 && table_bytes(copies) > bytes) --copies;
       if (table_bytes(copies) > bytes) continue;
       const i64 slots = hashed_slots_for(bytes, p.value_bytes, xcg, copies, key_bytes);
@@ -1358,6 +1370,46 @@ int max_shared_passes(atomic_class c, const planner_constants& k) {
   return k.max_shared_passes_hdw;
 }
 
+// The seed launch (plan::seed_inputs) for idempotent lock-class operators, whose shared updates skip a bin they would
+// leave as it is (shared_update_changes_nothing in detail/atomic_update.cuh). Without it a block's copy of a bin has
+// seen only the few inputs of that bin the block read, and its k-th input is a new maximum with chance 1 / k: seed
+// 000's unpacked argmax at RF 1, H = 12288, 264 blocks, sees ~15 inputs of a bin per copy, ~22% of its updates take
+// the lock, and with 32 lanes nearly every step of a warp runs the locked section. Seeded with a maximum over
+// seed_updates_per_bin inputs of each active bin, a copy takes a new one with chance ~1 / that.
+// Lent H200, 2026-12-02, N = 50M, seed 000's unpacked argmax told RF 1, us without -> with a seed of 128 inputs per
+// bin in half the grid (medians of 15 over two rounds, bench/results/2026-12-02-h200-seed-launch.txt): H = 2048 /
+// 6144 / 12288 / 24576 199.8 / 220.1 / 235.0 / 235.4 -> 186.1 / 192.7 / 203.7 / 229.3. 512 inputs per bin: 181.6 / 194.5 /
+// 214.8 at the first three (more at 2048, less above), in the whole grid 179.7 / 195.1 / 220.5; in a quarter of the
+// grid 185.5 / 205.1 / 241.4. Not taken:
+//  - in two passes (H = 49152, S = 2: 473.9 -> 514.7, a seed launch per pass);
+//  - with hot-bin slots (the RF unknown: Zipf(1.1) H = 2048 / 12288 / 24576 305.5 / 306.0 / 319.2 -> 328.4 / 319.6 /
+//    368.2, the seed launch's few blocks queueing on the hot bins' locks);
+//  - for the 64-bit compare-and-swap (the packed argmax RF 1, H = 505..12288 1.00-1.11x slower: its updates cost
+//    about as much whether they change the bin or not);
+//  - where a copy sees as many inputs of a bin as the seed would give it (RF 63: thousands).
+// Also measured and dropped: the lock kernel reading a vector's bins together before deciding any of them (four reads
+// in flight): at 32 registers it spilled 144 bytes against 32, and RF 1 H = 505..24576 took 317-372 us against
+// 180-233.
+bool seed_launch_applies(const problem& p, const plan& pl) {
+  return p.idempotent && p.op_class == atomic_class::xcg && (p.value_bytes == 4 || p.value_bytes == 8) &&
+         pl.kind == strategy::shared_memory && pl.merge_rows && pl.S == 1 && pl.hot_slots == 0 && !pl.hashed_bins &&
+         !pl.warp_private && !pl.thread_private && pl.grid > 0;
+}
+
+void choose_seed_launch(const problem& p, const planner_constants& k, const plan_overrides& o, plan& pl) {
+  pl.seed_inputs = 0;
+  pl.seed_grid = 0;
+  if (o.seed_launch < 0 || !seed_launch_applies(p, pl)) return;
+  const double active = std::max(1.0, static_cast<double>(p.num_bins) / race_factor_used(p));
+  // Inputs of an active bin that one copy of the plan's launch sees.
+  const double per_copy = static_cast<double>(p.n) / (active * pl.grid * std::max(1, pl.M));
+  if (o.seed_launch == 0 && per_copy >= k.seed_updates_per_bin) return;
+  const double wanted = std::min(k.seed_updates_per_bin * active, static_cast<double>(p.n) * k.seed_max_fraction);
+  if (wanted < 1) return;
+  pl.seed_inputs = static_cast<i64>(wanted);
+  pl.seed_grid = std::max(1, pl.grid / std::max(1, k.seed_grid_divisor));
+}
+
 }  // namespace
 
 const char* to_string(strategy s) {
@@ -1383,7 +1435,9 @@ std::string plan::to_string() const {
          (hot_active_bins ? " active_bins samples=" + std::to_string(hot_samples) : std::string()) +
          (hot_shared_words ? " shared_words" : "") + (staged_input ? " staged_input" : "") +
          (dense_second_pass ? " dense_second_pass" : "") + (hashed_bins ? " hashed_bins" : "") +
-         (hashed_tags ? " hashed_tags" : "");
+         (hashed_tags ? " hashed_tags" : "") +
+         (seed_inputs > 0 ? " seed=" + std::to_string(seed_inputs) + " seed_grid=" + std::to_string(seed_grid)
+                          : std::string());
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {
@@ -1394,7 +1448,9 @@ std::size_t shared_bytes_per_bin(const problem& p) {
 plan make_shared_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
                       const planner_constants& constants) {
   validate(p, dev, overrides, constants);
-  return shared_plan(p, dev, overrides, constants);
+  plan pl = shared_plan(p, dev, overrides, constants);
+  choose_seed_launch(p, constants, overrides, pl);
+  return pl;
 }
 
 plan make_global_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
@@ -1403,9 +1459,9 @@ plan make_global_plan(const problem& p, const device_info& dev, const plan_overr
   return global_plan(p, dev, overrides, constants);
 }
 
-plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
-               const planner_constants& constants) {
-  validate(p, dev, overrides, constants);
+namespace {
+plan choose_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
+                 const planner_constants& constants) {
   if (overrides.thread_private > 0) {  // a copy per thread wherever one warp's copies fit (validate: cas or xcg)
     plan pl;
     if (!thread_private_plan(p, dev, constants, 32, pl))
@@ -1504,6 +1560,15 @@ plan make_plan(const problem& p, const device_info& dev, const plan_overrides& o
   // 720 / 772 / 766 at the first three).
   if (free_shape && partition_plan(p, dev, overrides, constants, false, partitioned)) return partitioned;
   return global_plan(p, dev, overrides, constants);
+}
+}  // namespace
+
+plan make_plan(const problem& p, const device_info& dev, const plan_overrides& overrides,
+               const planner_constants& constants) {
+  validate(p, dev, overrides, constants);
+  plan pl = choose_plan(p, dev, overrides, constants);
+  choose_seed_launch(p, constants, overrides, pl);
+  return pl;
 }
 
 }  // namespace ghist

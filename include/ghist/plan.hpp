@@ -233,6 +233,15 @@ struct plan {
   /// table of 4-byte keys has no room (a lookup costs a few instructions more).
   bool hashed_tags = false;
   int hashed_key_bytes() const { return hashed_tags ? 2 : 4; }
+  /// shared memory with merge_rows, idempotent operators (ghist::is_idempotent_v: op(a, a) == a) whose shared updates
+  /// skip a bin they would leave as it is (the lock class's 4- and 8-byte values, the deferring 64-bit compare-and-
+  /// swap): a first launch of seed_grid blocks histograms the first seed_inputs inputs into the destination, and the
+  /// plan's launch then starts every copy from the destination's bins instead of the identity. Its updates then
+  /// change almost no bin, and cost a read and a compare each (a copy that has seen k random inputs takes a new
+  /// maximum with chance 1 / (k + 1)). Exact because the operator is idempotent: the seed counted twice is the seed.
+  /// 0: no seed launch (src/planner.cpp, choose_seed_launch, the measurements).
+  std::int64_t seed_inputs = 0;
+  int seed_grid = 0;  ///< with seed_inputs: the seed launch's blocks
 
   std::string to_string() const;
 };
@@ -273,6 +282,9 @@ struct plan_overrides {
   /// calls whose plan is neither thread-private nor one-pass shared and has nothing else fixed (kind, M, S), and
   /// splits where the sample says it pays (detail/hot_split_rule.hpp); -1: never.
   int hot_split = 0;
+  /// shared memory with merge_rows, idempotent lock-class and 64-bit deferring cas operators: 1 runs a seed launch
+  /// (plan::seed_inputs) wherever it applies, 0 where the planner expects it to gain, -1 never.
+  int seed_launch = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is
@@ -333,6 +345,12 @@ struct planner_constants {
   int partition_counted_min_groups_hdw = 600;
   /// shared memory, cas and xcg: the largest grid x H workspace for merging through rows (plan::merge_rows).
   std::size_t merge_rows_max_bytes = std::size_t(64) << 20;
+  /// the seed launch (plan::seed_inputs; src/planner.cpp, choose_seed_launch, the measurements): taken where a copy
+  /// would see fewer than seed_updates_per_bin inputs of an active bin, over that many inputs per active bin, at most
+  /// seed_max_fraction of the input, in the plan's grid / seed_grid_divisor blocks.
+  double seed_updates_per_bin = 128;
+  double seed_max_fraction = 0.125;
+  int seed_grid_divisor = 2;
 };
 
 /// Makes the plan for `p` on `dev`. Pure host code; throws ghist::error when an override cannot work (for

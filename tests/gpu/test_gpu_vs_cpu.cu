@@ -39,6 +39,7 @@ struct test_case {
   /// > 0: in-range bins b become (b % max(1, H / stride)) * stride, seed 000's race-factor input: H / stride bins hit
   int stride = 0;
   int hot_split = 0;  ///< overrides.hot_split (the heavy hitters of a call without a race factor); 0 = planner decides
+  int seed_launch = 0;  ///< overrides.seed_launch (idempotent operators: a seed launch first); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -98,6 +99,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.dense_second_pass = c.dense;
   opts.overrides.hashed_bins = c.hashed;
   opts.overrides.hot_split = c.hot_split;
+  opts.overrides.seed_launch = c.seed_launch;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -207,6 +209,42 @@ TEST(GpuVsCpu, CasIdempotentPackedArgmaxPlans) {
         c.race_factor = rf;
         check_against_cpu<idempotent_packed_argmax>(c);
       }
+}
+// The seed launch (plan::seed_inputs): the idempotent argmax's first inputs into dest, then every input with the
+// copies starting from dest. Left to the planner (RF 1 over many bins: a copy sees few inputs of each; H = 24576 in
+// blocks of 199 KiB) and asked for (RF 63, H = 12288), overwrite and accumulate, on an input off the 16-byte boundary
+// too; every plan checked to have its seed.
+TEST(GpuVsCpu, XcgSeededLaunch) {
+  const std::int64_t n = (1 << 20) + 7;
+  int k = 0;
+  const std::pair<std::int64_t, double> cells[] = {{2048, 1.0}, {12288, 1.0}, {24576, 1.0}, {12288, 63.0}};
+  for (const auto& [H, rf] : cells)
+    for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin, distribution::sorted}) {
+      test_case c{d, n, H, ghist::strategy::automatic, ++k % 2 == 0 ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.race_factor = rf;
+      c.stride = rf > 1 ? 63 : 0;
+      c.seed_launch = rf > 1 ? 1 : 0;
+      c.offset = k % 3 == 0 ? 3 : 0;
+      ghist::options opts;
+      opts.race_factor = rf;
+      opts.overrides.seed_launch = c.seed_launch;
+      const ghist::plan pl =
+          ghist::plan_for_elements<idempotent_unpacked_argmax, std::uint64_t>(n - c.offset, H, opts);
+      EXPECT_GT(pl.seed_inputs, 0) << pl.to_string();
+      check_against_cpu<idempotent_unpacked_argmax>(c);
+    }
+  // Without the seed launch: the grouped reads of the plain lock kernel alone.
+  for (std::int64_t H : {2048, 12288}) {
+    test_case c{distribution::uniform, n, H, ghist::strategy::automatic, ghist::mode::overwrite};
+    c.race_factor = 1.0;
+    c.seed_launch = -1;
+    check_against_cpu<idempotent_unpacked_argmax>(c);
+  }
+}
+// Each strategy forced for the idempotent argmax: in global memory its updates read the bin before the lock
+// (global_update_changes_nothing), which the lock holder writes in one 8-byte access.
+TEST(GpuVsCpu, XcgIdempotentForcedStrategies) {
+  forced_strategies<idempotent_unpacked_argmax>({1, 255, 12288, 196608});
 }
 TEST(GpuVsCpu, Xcg4ByteSaturatingAddUnchangedBins) {
   other_operator_grid<locked_saturating_add>();

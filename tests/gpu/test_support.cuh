@@ -34,9 +34,14 @@ class device_buffer {
   device_buffer& operator=(const device_buffer&) = delete;
   T* get() const { return static_cast<T*>(ptr_); }
   std::size_t size() const { return count_; }
+  /// Done when it returns, for work on any stream: a cudaMemcpy from pageable memory may return before its DMA has
+  /// landed (the runtime's synchronous-API rules), and a non-blocking stream does not wait for the legacy stream's
+  /// copy. OverwriteGate.CapturedCallReplays once saw the tail of the previous contents (bins 4192..5999 of 6000)
+  /// after its graph's fill, under eight test processes on one lent H200.
   void upload(const std::vector<T>& host) {
     if (!host.empty() && cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
       throw std::runtime_error("cudaMemcpy H2D");
+    if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error("cudaDeviceSynchronize after H2D");
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

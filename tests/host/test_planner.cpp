@@ -2072,3 +2072,50 @@ TEST(PlannerH100, IdempotentWideCasToldLowRaceFactorTakesOneCopy) {
   EXPECT_TRUE(ghist::make_plan(wide(127, 0.0, true), dev).thread_private) << "RF unknown keeps the copy per thread";
   EXPECT_TRUE(ghist::make_plan(wide(31, 1.0, true), dev).thread_private) << "448 threads per SM";
 }
+
+TEST(PlannerH100, SeedLaunchForIdempotentCopiesThatSeeFewInputs) {
+  // plan::seed_inputs: idempotent lock-class values of 4 or 8 bytes, in one-pass shared plans without hot-bin slots
+  // that merge through rows, where a copy sees few inputs of each active bin (RF 1, H = 2048..24576 at N = 50M); not
+  // at RF 63 (each copy sees thousands), not in two passes (H = 49152), not for operators that do not say they are
+  // idempotent, not for the 64-bit compare-and-swap, and never with seed_launch = -1.
+  const device_info dev = device_info::h100_sxm();
+  auto argmax = [](atomic_class c, std::int64_t H, double rf, bool idempotent, std::size_t bytes = 8) {
+    problem p = paper_problem(c, H, rf);
+    p.value_bytes = bytes;
+    p.value_align = c == atomic_class::cas ? bytes : 4;
+    p.record_bytes = 4;
+    p.idempotent = idempotent;
+    return p;
+  };
+  plan_overrides never;
+  never.seed_launch = -1;
+  for (std::int64_t H : {2048, 12288, 24576}) {
+    SCOPED_TRACE(H);
+    for (std::size_t bytes : {std::size_t{4}, std::size_t{8}}) {
+      const plan seeded = ghist::make_plan(argmax(atomic_class::xcg, H, 1.0, true, bytes), dev);
+      ASSERT_EQ(seeded.kind, ghist::strategy::shared_memory) << seeded.to_string();
+      EXPECT_TRUE(seeded.merge_rows) << seeded.to_string();
+      EXPECT_EQ(seeded.S, 1) << seeded.to_string();
+      EXPECT_GT(seeded.seed_inputs, 0) << seeded.to_string();
+      EXPECT_LE(seeded.seed_inputs, std::int64_t{50'000'000} / 8) << seeded.to_string();
+      EXPECT_GE(seeded.seed_grid, 1);
+      EXPECT_LT(seeded.seed_grid, seeded.grid) << "a smaller grid for the seed";
+      EXPECT_NE(seeded.to_string().find("seed="), std::string::npos);
+    }
+    EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, H, 1.0, true, 12), dev).seed_inputs, 0) << "12 bytes";
+    EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, H, 1.0, false), dev).seed_inputs, 0) << "not idempotent";
+    EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, H, 63.0, true), dev).seed_inputs, 0) << "RF 63";
+    EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, H, 1.0, true), dev, never).seed_inputs, 0);
+    EXPECT_EQ(ghist::make_plan(argmax(atomic_class::cas, H, 1.0, true), dev).seed_inputs, 0) << "packed argmax";
+  }
+  const plan two_passes = ghist::make_plan(argmax(atomic_class::xcg, 49152, 1.0, true), dev);
+  EXPECT_GT(two_passes.S, 1) << two_passes.to_string();
+  EXPECT_EQ(two_passes.seed_inputs, 0) << two_passes.to_string();
+  plan_overrides ask;
+  ask.seed_launch = 1;
+  const plan asked = ghist::make_plan(argmax(atomic_class::xcg, 12288, 63.0, true), dev, ask);
+  EXPECT_GT(asked.seed_inputs, 0) << asked.to_string();
+  EXPECT_THROW(ghist::make_plan(argmax(atomic_class::xcg, 12288, 1.0, false), dev, ask), ghist::error);
+  ask.seed_launch = 2;
+  EXPECT_THROW(ghist::make_plan(argmax(atomic_class::xcg, 12288, 1.0, true), dev, ask), ghist::error);
+}

@@ -105,7 +105,8 @@ __device__ __forceinline__ void unlock(int* lock) {
 //
 // In shared memory, values of a multiple of 8 bytes take 8-byte accesses wherever their address allows it, also with
 // a 4-byte alignment (seed 000's (index, value) pair): the lock class's read outside the lock
-// (shared_update_changes_nothing) needs an 8-byte value stored whole.
+// (shared_update_changes_nothing) needs an 8-byte value stored whole. In global memory the same for 8-byte values at
+// 8-aligned addresses (global_update_changes_nothing).
 template <memory_level Level, class T>
 __device__ __forceinline__ T locked_load(const T* p) {
   if constexpr (Level == memory_level::shared && sizeof(T) % 8 == 0 && alignof(T) >= 4) {
@@ -129,6 +130,11 @@ __device__ __forceinline__ T locked_load(const T* p) {
       asm volatile("ld.relaxed.cta.shared::cta.b32 %0, [%1];" : "=r"(dst[i]) : "r"(at + 4 * i) : "memory");
     return out;
   } else {
+    if constexpr (Level == memory_level::global && sizeof(T) == 8 && alignof(T) >= 4)
+      if (alignof(T) >= 8 || reinterpret_cast<std::uintptr_t>(p) % 8 == 0) {  // whole, as locked_store writes it
+        const unsigned long long word = *reinterpret_cast<const volatile unsigned long long*>(p);
+        return bit_cast_device<T>(word);
+      }
     return load_volatile(p);  // volatile accesses are relaxed at system scope in the PTX model
   }
 }
@@ -153,6 +159,13 @@ __device__ __forceinline__ void locked_store(T* p, const T& v) {
     for (unsigned i = 0; i < sizeof(T) / 4; ++i)
       asm volatile("st.relaxed.cta.shared::cta.b32 [%0], %1;" ::"r"(at + 4 * i), "r"(src[i]) : "memory");
   } else {
+    // An 8-byte value at an 8-aligned address in one access, so that global_update_changes_nothing reads it whole.
+    if constexpr (Level == memory_level::global && sizeof(T) == 8 && alignof(T) >= 4) {
+      if (alignof(T) >= 8 || reinterpret_cast<std::uintptr_t>(p) % 8 == 0) {
+        *reinterpret_cast<volatile unsigned long long*>(p) = bit_cast_device<unsigned long long>(v);
+        return;
+      }
+    }
     store_volatile(p, v);
   }
 }
@@ -265,13 +278,41 @@ __device__ __forceinline__ bool shared_update_changes_nothing(Op op, const typen
   }
 }
 
+/// The same shortcut in global memory, for operators that say they are idempotent (ghist::is_idempotent_v), whose
+/// updates seldom change a bin that has seen a few: one gpu-scope relaxed read of an 8-aligned 8-byte or a 4-byte bin
+/// (from L2) before the lock's atomics. Other operators take the lock at once: for them the read would be one L2
+/// round trip more per update.
+template <class Op>
+__device__ __forceinline__ bool global_update_changes_nothing(Op op, const typename Op::value_type* addr,
+                                                              const typename Op::value_type& v) {
+  using T = typename Op::value_type;
+  if constexpr (is_idempotent_v<Op> && sizeof(T) == 8) {
+    if (alignof(T) < 8 && reinterpret_cast<std::uintptr_t>(addr) % 8 != 0) return false;
+    unsigned long long word;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(addr));
+    return bitwise_equal(op(bit_cast_device<T>(word), v), bit_cast_device<T>(word));
+  } else if constexpr (is_idempotent_v<Op> && sizeof(T) == 4) {
+    if (alignof(T) < 4 && reinterpret_cast<std::uintptr_t>(addr) % 4 != 0) return false;
+    unsigned word;
+    asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(word) : "l"(addr));
+    return bitwise_equal(op(bit_cast_device<T>(word), v), bit_cast_device<T>(word));
+  } else {
+    (void)op, (void)addr, (void)v;
+    return false;
+  }
+}
+
 /// The lock class's update, one try: if the bin's lock is free, *addr = op(*addr, v) under it and true; else false.
-/// `lock_bit` nonzero (shared memory): the lock is that bit of *lock. In shared memory an update that would change
-/// nothing is done at once, without the lock (shared_update_changes_nothing).
+/// `lock_bit` nonzero (shared memory): the lock is that bit of *lock. An update that would change nothing is done at
+/// once, without the lock: in shared memory (shared_update_changes_nothing), and in global memory for idempotent
+/// operators (global_update_changes_nothing).
 template <memory_level Level, class Op>
 __device__ __forceinline__ bool try_locked_update(Op op, typename Op::value_type* addr,
                                                   const typename Op::value_type& v, int* lock,
                                                   unsigned lock_bit = 0) {
+  if constexpr (Level == memory_level::global) {
+    if (global_update_changes_nothing(op, addr, v)) return true;
+  }
   if constexpr (Level == memory_level::shared) {
     if (shared_update_changes_nothing(op, addr, v)) return true;
     if (lock_bit != 0) {
@@ -332,6 +373,8 @@ __device__ __forceinline__ void atomic_update(Op op, typename Op::value_type* ad
     while (!done) {
       if constexpr (Level == memory_level::shared)
         if (shared_update_changes_nothing(op, addr, v)) break;
+      if constexpr (Level == memory_level::global)
+        if (global_update_changes_nothing(op, addr, v)) break;
       if (try_lock<Level>(lock)) {
         locked_store<Level>(addr, op(locked_load<Level>(addr), v));
         unlock<Level>(lock);

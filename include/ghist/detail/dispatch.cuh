@@ -126,16 +126,30 @@ void launch_shared(const Source& src, Op op, typename Op::value_type* dest, std:
       GHIST_CUDA_CHECK(cudaMemsetAsync(dest_locks, 0, static_cast<std::size_t>(num_bins) * sizeof(int), stream));
     }
   }
+  if (pl.seed_inputs > 0 && (!is_idempotent_v<Op> || rows == nullptr || pl.seed_grid < 1 || pl.seed_grid > pl.grid))
+    throw error("a plan with a seed launch needs an idempotent operator, merge_rows and 1 <= seed_grid <= grid (" +
+                pl.to_string() + ")");
   auto launch = [&](auto kernel) {
     allow_dynamic_shared(kernel, pl.shared_bytes);
-    kernel<<<pl.grid, pl.block, pl.shared_bytes, stream>>>(src, op, dest, dest_locks, rows, gate, num_bins, pl.M,
-                                                           pl.H_chk, pl.S, pl.hot_slots, pl.hot_samples);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    if (rows == nullptr) return;
-    const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
-    merge_rows_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, pl.grid, num_bins, op, dest,
-                                                                         how == mode::overwrite);
-    GHIST_CUDA_CHECK(cudaGetLastError());
+    auto run = [&](const Source& part, int grid, const T* seed, bool overwrite) {
+      kernel<<<grid, pl.block, pl.shared_bytes, stream>>>(part, op, dest, dest_locks, rows, gate, num_bins, pl.M,
+                                                          pl.H_chk, pl.S, pl.hot_slots, pl.hot_samples, seed);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+      if (rows == nullptr) return;
+      const auto folds = static_cast<unsigned>((num_bins + 31) / 32);
+      merge_rows_kernel<<<folds, dim3(32, merge_rows_slices), 0, stream>>>(rows, grid, num_bins, op, dest, overwrite);
+      GHIST_CUDA_CHECK(cudaGetLastError());
+    };
+    if (pl.seed_inputs <= 0) {
+      run(src, pl.grid, nullptr, how == mode::overwrite);
+      return;
+    }
+    // plan::seed_inputs: the first inputs into dest, then every input (the seed's again: the operator is
+    // idempotent) with the copies starting from dest, whose rows fold into it.
+    Source head = src;
+    head.n = std::min<std::int64_t>(src.n, pl.seed_inputs);
+    run(head, pl.seed_grid, nullptr, how == mode::overwrite);
+    run(src, pl.grid, dest, false);
   };
   // The warp- and thread-private variants are compiled only for the lock and compare-and-swap classes, the deferring
   // one only for the compare-and-swap class: the classes the planner gives them to.

@@ -110,7 +110,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
                                   (ActiveBins ? 1 : shared_kernel_min_blocks<Op, DeferLost>))
     shared_memory_kernel(Source src, Op op, typename Op::value_type* dest, int* dest_locks,
                          typename Op::value_type* rows, overwrite_gate gate, std::int64_t num_bins, int M,
-                         std::int64_t H_chk, int S, int hot_slots, int active_samples) {
+                         std::int64_t H_chk, int S, int hot_slots, int active_samples,
+                         const typename Op::value_type* seed) {
   using T = typename Op::value_type;
   constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
   constexpr bool WarpPrivate = Owner == copy_owner::warp;
@@ -181,9 +182,17 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
       M = hot_pass.copies;
       sub_offset = static_cast<int>(threadIdx.x % M * stride);
     }
-    for (std::int64_t i = threadIdx.x; i < M * stride; i += blockDim.x) {
-      subs[i] = identity;
-      if (i < lock_words) locks[i] = 0;
+    if (seed == nullptr) {
+      for (std::int64_t i = threadIdx.x; i < M * stride; i += blockDim.x) {
+        subs[i] = identity;
+        if (i < lock_words) locks[i] = 0;
+      }
+    } else {  // plan::seed_inputs: every copy starts from the seed launch's bins (dispatch passes dest)
+      for (std::int64_t b = threadIdx.x; b < stride; b += blockDim.x) {
+        const T v = b < len ? seed[lo + b] : identity;
+        for (int m = 0; m < M; ++m) subs[m * stride + b] = v;
+      }
+      for (std::int64_t i = threadIdx.x; i < lock_words; i += blockDim.x) locks[i] = 0;
     }
     __syncthreads();
     // The lock class's shared slot words travel as their word index (at or after the copy's len bins: M = 1).
