@@ -1543,9 +1543,14 @@ plan choose_plan(const problem& p, const device_info& dev, const plan_overrides&
     // At RF = 63 the partitioned warp-private groups win (H = 24576: 1120 against 773, 4-byte locks). With the RF
     // unknown the call samples the input before it runs this plan (detail::race_factor_matters): the plan took
     // Zipf(1.1) at H = 24576 (sampled RF ~ 11) 3404 us, partitioned 1484.
+    // Not the idempotent lock class told its RF (lock_class_skips_most_updates), whose groups skip most locks as its
+    // passes do: seed 000's unpacked argmax told RF 1, H = 49152, in three grids of one lent H200 (2026-12-02) two
+    // passes took 470 / 467 / 470 us, partitioned in 32 groups 452 / 450 / 449 (bench/results/2026-12-02-h200-seed-
+    // launch.txt). With the RF unknown (skew possible) it keeps the passes.
     if (shared.S > 1 && p.op_class != atomic_class::hdw && free_shape) {
       if (p.op_class == atomic_class::xcg && race_factor_used(p) <= 8 && shared.merge_rows &&
-          shared.S <= constants.max_kept_shared_passes_xcg)
+          shared.S <= constants.max_kept_shared_passes_xcg &&
+          !(lock_class_skips_most_updates(p) && p.race_factor > 0 && !p.race_factor_sampled))
         return shared;
       if (partition_plan(p, dev, overrides, constants, false, partitioned)) return partitioned;
     }

@@ -9,7 +9,9 @@
 // Optionally too: static constexpr bool idempotent = true; where op(a, a) == a for every a (a maximum, a minimum, an
 // argmax, bitwise and / or). Such an operator seldom changes a bin that has seen a few inputs, and the lock class
 // drops an update that changes nothing without taking the lock, so the planner gives it fewer copies
-// (src/planner.cpp, lock_class_skips_most_updates). A hint for speed only: every plan is exact for every operator.
+// (src/planner.cpp, lock_class_skips_most_updates). A promise, not only a hint: the lock class may then apply some
+// inputs twice (plan::seed_inputs: a seed launch over the first inputs, whose result every block's copies start
+// from), which is exact only where op(a, a) == a really holds. Leave it out when in doubt: no plan needs it.
 #pragma once
 
 #include <cstdint>

@@ -190,7 +190,7 @@ TEST(GpuVsCpu, XcgSaturatingPairUnchangedBins) {
 // An idempotent lock-class operator's plans (one copy, slots over few active bins only), at told race factors too.
 TEST(GpuVsCpu, XcgIdempotentArgmaxPlans) {
   other_operator_grid<idempotent_unpacked_argmax>();
-  for (std::int64_t H : {505, 2048, 6144, 12288, 1572864})
+  for (std::int64_t H : {505, 2048, 6144, 12288, 49152, 1572864})
     for (double rf : {1.0, 63.0})
       for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin}) {
         test_case c{d, (1 << 20) + 7, H, ghist::strategy::automatic, ghist::mode::accumulate};

@@ -2108,9 +2108,16 @@ TEST(PlannerH100, SeedLaunchForIdempotentCopiesThatSeeFewInputs) {
     EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, H, 1.0, true), dev, never).seed_inputs, 0);
     EXPECT_EQ(ghist::make_plan(argmax(atomic_class::cas, H, 1.0, true), dev).seed_inputs, 0) << "packed argmax";
   }
-  const plan two_passes = ghist::make_plan(argmax(atomic_class::xcg, 49152, 1.0, true), dev);
+  plan_overrides shared;
+  shared.kind = ghist::strategy::shared_memory;
+  const plan two_passes = ghist::make_plan(argmax(atomic_class::xcg, 49152, 1.0, true), dev, shared);
   EXPECT_GT(two_passes.S, 1) << two_passes.to_string();
   EXPECT_EQ(two_passes.seed_inputs, 0) << two_passes.to_string();
+  // Left to the planner, told RF 1 at H = 49152 takes the partitioned groups instead of the two passes (the RF
+  // unknown keeps the passes).
+  EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, 49152, 1.0, true), dev).kind, ghist::strategy::partitioned);
+  EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, 49152, 1.0, false), dev).kind, ghist::strategy::shared_memory);
+  EXPECT_EQ(ghist::make_plan(argmax(atomic_class::xcg, 49152, 0.0, true), dev).kind, ghist::strategy::shared_memory);
   plan_overrides ask;
   ask.seed_launch = 1;
   const plan asked = ghist::make_plan(argmax(atomic_class::xcg, 12288, 63.0, true), dev, ask);
