@@ -1,4 +1,5 @@
 // The host half of the race-factor inspector: from sampled bins to RF = H / (estimated active bins).
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -45,3 +46,16 @@ TEST(RaceFactorEstimate, OutOfRangeSamplesAreDroppedAndEmptyMeansOne) {
 }
 
 }  // namespace
+
+TEST(RaceFactor, DistinctBinsCountsLikeASort) {
+  std::mt19937_64 rng(20261202);
+  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8192}})
+    for (const std::int64_t range : {std::int64_t{1}, std::int64_t{100}, std::int64_t{49152}, std::int64_t{1} << 40}) {
+      std::vector<std::int64_t> bins(count);
+      for (auto& b : bins) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(range));
+      std::vector<std::int64_t> sorted = bins;
+      std::sort(sorted.begin(), sorted.end());
+      const auto expected = std::unique(sorted.begin(), sorted.end()) - sorted.begin();
+      EXPECT_EQ(ghist::detail::distinct_bins(bins), expected) << count << " samples below " << range;
+    }
+}

@@ -12,14 +12,35 @@
 
 namespace ghist::detail {
 
+/// The distinct values among `bins` (all >= 0), counted in an open-addressing set of at least twice their number:
+/// linear in the samples. It runs between two launches of an RF-unknown call, with the GPU idle: sorting the
+/// inspector's 8192 samples took ~300 us of host time, and seed 000's unpacked argmax with the RF unknown, uniform,
+/// H = 32768..1572864, took 1023-1118 us with the sort and 574-591 without (lent H200, 2026-12-02,
+/// bench/results/2026-12-02-h200-seed-launch.txt, part 9).
+inline std::int64_t distinct_bins(const std::vector<std::int64_t>& bins) {
+  int bits = 4;
+  while ((std::size_t{1} << bits) < 2 * bins.size()) ++bits;
+  std::vector<std::int64_t> table(std::size_t{1} << bits, -1);
+  const std::size_t mask = table.size() - 1;
+  std::int64_t distinct = 0;
+  for (const std::int64_t b : bins) {
+    std::size_t at = static_cast<std::size_t>((static_cast<std::uint64_t>(b) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+    while (table[at] != -1 && table[at] != b) at = (at + 1) & mask;
+    if (table[at] == -1) {
+      table[at] = b;
+      ++distinct;
+    }
+  }
+  return distinct;
+}
+
 /// H / (estimated active bins), in [1, H], from the sampled bins (out-of-range ones, < 0 or >= H, are dropped).
 inline double race_factor_from_samples(std::vector<std::int64_t> bins, std::int64_t num_bins) {
   bins.erase(std::remove_if(bins.begin(), bins.end(), [&](std::int64_t b) { return b < 0 || b >= num_bins; }),
              bins.end());
   if (bins.empty()) return 1.0;
-  std::sort(bins.begin(), bins.end());
   const double s = static_cast<double>(bins.size());
-  const double d = static_cast<double>(std::unique(bins.begin(), bins.end()) - bins.begin());
+  const double d = static_cast<double>(distinct_bins(bins));
   if (d >= s) return 1.0;  // every sample distinct: as many active bins as we can tell
   // Solve D (1 - exp(-s / D)) = d for D >= d; the left side grows with D.
   double lo = d, hi = d;
