@@ -233,11 +233,15 @@ TEST(GpuVsCpu, XcgSeededLaunch) {
       EXPECT_GT(pl.seed_inputs, 0) << pl.to_string();
       check_against_cpu<idempotent_unpacked_argmax>(c);
     }
-  // Without the seed launch: the grouped reads of the plain lock kernel alone.
   for (std::int64_t H : {2048, 12288}) {
+    // Never asked for: the plain lock kernel alone.
     test_case c{distribution::uniform, n, H, ghist::strategy::automatic, ghist::mode::overwrite};
     c.race_factor = 1.0;
     c.seed_launch = -1;
+    check_against_cpu<idempotent_unpacked_argmax>(c);
+    // A caller's workspace too small for the rows: the blocks merge with locks, and no seed launch.
+    c.seed_launch = 0;
+    c.workspace_bytes = static_cast<std::size_t>(H) * sizeof(int);
     check_against_cpu<idempotent_unpacked_argmax>(c);
   }
 }

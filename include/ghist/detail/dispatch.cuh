@@ -794,6 +794,8 @@ void run_histogram(const Source& src, std::int64_t n, Op op, typename Op::value_
   if (opts.scratch.data != nullptr && pl.merge_rows && opts.scratch.bytes < pl.temp_bytes) {
     constexpr bool xcg = atomic_class_of<Op> == atomic_class::xcg;
     pl.merge_rows = false;
+    pl.seed_inputs = 0;  // the seed launch merges through the rows too
+    pl.seed_grid = 0;
     if (pl.kind == strategy::partitioned)
       pl.temp_bytes = make_partition_layout_for(pl.counted_groups, n, pl.S, dev.sm_count, p.record_bytes,
                                                 p.unit_increments, num_bins, xcg)
