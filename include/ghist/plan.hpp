@@ -233,9 +233,9 @@ struct plan {
   /// table of 4-byte keys has no room (a lookup costs a few instructions more).
   bool hashed_tags = false;
   int hashed_key_bytes() const { return hashed_tags ? 2 : 4; }
-  /// shared memory with merge_rows, idempotent operators (ghist::is_idempotent_v: op(a, a) == a) whose shared updates
-  /// skip a bin they would leave as it is (the lock class's 4- and 8-byte values, the deferring 64-bit compare-and-
-  /// swap): a first launch of seed_grid blocks histograms the first seed_inputs inputs into the destination, and the
+  /// shared memory with merge_rows, one pass and no hot-bin slots, idempotent lock-class operators
+  /// (ghist::is_idempotent_v: op(a, a) == a) of 4 or 8 bytes, whose shared updates skip a bin they would leave as it
+  /// is: a first launch of seed_grid blocks histograms the first seed_inputs inputs into the destination, and the
   /// plan's launch then starts every copy from the destination's bins instead of the identity. Its updates then
   /// change almost no bin, and cost a read and a compare each (a copy that has seen k random inputs takes a new
   /// maximum with chance 1 / (k + 1)). Exact because the operator is idempotent: the seed counted twice is the seed.
@@ -282,8 +282,8 @@ struct plan_overrides {
   /// calls whose plan is neither thread-private nor one-pass shared and has nothing else fixed (kind, M, S), and
   /// splits where the sample says it pays (detail/hot_split_rule.hpp); -1: never.
   int hot_split = 0;
-  /// shared memory with merge_rows, idempotent lock-class and 64-bit deferring cas operators: 1 runs a seed launch
-  /// (plan::seed_inputs) wherever it applies, 0 where the planner expects it to gain, -1 never.
+  /// idempotent lock-class operators: 1 runs a seed launch (plan::seed_inputs) wherever it applies (one-pass shared
+  /// plans with merge_rows and no hot-bin slots), 0 where the planner expects it to gain, -1 never.
   int seed_launch = 0;
 };
 
