@@ -98,6 +98,9 @@ struct config {
   int dense = 0;
   /// auto with plan_overrides::hashed_bins = this: 1 wherever the tables fit, -1 never (the A/B of plan::hashed_bins).
   int hashed = 0;
+  /// XCG's auto with plan_overrides::lock_queue = this: 1 wherever the queue fits, -1 never (the A/B of
+  /// plan::lock_queue).
+  int lock_queue = 0;
   /// auto with plan_overrides::hot_split = this: 1 splits off the sample's heavy hitters whenever it finds some, -1
   /// never samples for them (the A/B of the heavy-hitter split).
   int hot_split = 0;
@@ -148,6 +151,9 @@ const char* usage_text =
     "                     (plan_overrides::dense_second_pass = 1 / -1; default: the planner's, where RF is told)\n"
     "  --hashed on|off    auto as the hashed shared-memory strategy wherever H / RF active bins fit its tables,\n"
     "                     or never (plan_overrides::hashed_bins = 1 / -1; default: the planner's)\n"
+    "  --lock-queue on|off  XCG's auto with the updates that change a bin queued per warp in partitioned plans\n"
+    "                     wherever the queue fits, or never (plan_overrides::lock_queue = 1 / -1; default: the\n"
+    "                     planner's)\n"
     "  --hot-split on|off auto for XCG with the heavy hitters of an input with an unknown race factor split off\n"
     "                     when its sample finds some, or never (plan_overrides::hot_split = 1 / -1; default: the\n"
     "                     planner's: hot_split_rule.hpp)\n"
@@ -243,6 +249,7 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--staged-input") c.staged_input = on_off(value());
     else if (a == "--counted") c.counted = on_off(value());
     else if (a == "--dense") c.dense = on_off(value());
+    else if (a == "--lock-queue") c.lock_queue = on_off(value());
     else if (a == "--hashed") c.hashed = on_off(value());
     else if (a == "--hot-split") c.hot_split = on_off(value());
     else if (a == "--copies") c.copies = static_cast<int>(parse_int(value(), "--copies", 1, 1024));
@@ -298,6 +305,7 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   v[0].overrides.dense_second_pass = cfg.dense;
   v[0].overrides.hashed_bins = cfg.hashed;
   if (private_copy_bytes > 0 && !cas_class) v[0].overrides.hot_split = cfg.hot_split;  // the lock class only
+  if (private_copy_bytes > 0 && !cas_class) v[0].overrides.lock_queue = cfg.lock_queue;
   if (cfg.copies > 0) v[0].overrides.M = cfg.copies;
   if (cfg.groups > 0) {
     v[0].overrides.kind = ghist::strategy::partitioned;

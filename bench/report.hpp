@@ -57,7 +57,7 @@ inline std::string short_plan(const ghist::plan& p) {
          " H_chk=" + std::to_string(p.H_chk) + " grid=" + std::to_string(p.grid) + "x" + std::to_string(p.block) +
          (p.thread_private ? " per-thread" : p.warp_private ? " per-warp" : "") +
          (p.counted_groups ? " counted" : "") + (p.dense_second_pass ? " dense" : "") +
-         (p.hashed_bins ? (p.hashed_tags ? " hashed tags" : " hashed") : "");
+         (p.hashed_bins ? (p.hashed_tags ? " hashed tags" : " hashed") : "") + (p.lock_queue ? " queued" : "");
 }
 
 namespace detail {

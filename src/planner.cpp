@@ -23,6 +23,7 @@
 #include <string>
 
 #include "ghist/detail/hashed_tags.hpp"
+#include "ghist/detail/lock_queue.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/error.hpp"
@@ -97,6 +98,11 @@ void validate(const problem& p, const device_info& dev, const plan_overrides& o,
     throw error("plan override hot_split = 1 applies to the lock class with values of up to 16 bytes; this operator " +
                 std::string(p.op_class != atomic_class::xcg ? "takes atomics or compare-and-swap"
                                                             : "has " + std::to_string(p.value_bytes) + "-byte values"));
+  if (o.lock_queue < -1 || o.lock_queue > 1)
+    throw error("plan override lock_queue must be -1 (no), 0 (planner decides) or 1 (yes), got " +
+                std::to_string(o.lock_queue));
+  if (o.lock_queue > 0 && (p.op_class != atomic_class::xcg || !p.idempotent || (p.value_bytes != 4 && p.value_bytes != 8)))
+    throw error("plan override lock_queue = 1 applies to idempotent lock-class operators of 4- or 8-byte values");
   if (o.seed_launch < -1 || o.seed_launch > 1)
     throw error("plan override seed_launch must be -1 (no), 0 (planner decides) or 1 (yes), got " +
                 std::to_string(o.seed_launch));
@@ -1008,6 +1014,41 @@ int partition_hot_slots(const problem& p, const plan_overrides& o, const planner
 //   * M copies of a group per block for the cas and xcg classes (at most one per warp), as many as fit the block's
 //     share of the SM: a few hot bins (RF > 1, skew) are otherwise contended by every warp of the block.
 // Returns false (or throws when `forced`, naming why) when the inputs cannot be partitioned or a group does not fit.
+// plan::lock_queue: an idempotent lock-class operator's updates that change a bin wait in the warp's queue
+// (detail/lock_queue.hpp) and run 32 at a time under their locks. Why: ncu of seed 000's unpacked argmax told RF 1,
+// H = 49152 (counted, 32 groups, M = 4), lent H200, 2026-12-02: the second pass ran 75 instructions per record at
+// 62% issue; 14% of its updates changed their bin, so 86% of the warp steps ran the locked section (about 5 lanes
+// of 32 in it) after the reconvergence around it. Same run, told RF 1, us (bench/results/2026-12-02-h200-lock-
+// queue.txt): the tile layout's second pass with the queue against without, H = 49152 / 98304 / 196608 / 393216 /
+// 786432 / 1572864: 439.8 / 428.5 / 430.1 / 388.3 / 408.1 / 488.2 against 464.6 / 457.2 / 452.4 / 415.9 / 436.6 /
+// 526.1; the counted layout (the plans before, 453.4 / 454.0 / 453.0 / 449.6 / 454.7 / 462.9) got slower with it
+// (478.0 / 475.5 / 480.3 / 465.1 / 478.1 / 480.9). So such operators take the tile layout with the queue below
+// k.partition_counted_min_groups groups (partition_plan), the counted layout without it from there on (128
+// groups at 1572864); lock_queue = 1 asks for the queue in the counted layout too.
+// Where: copies shared by the block, no hot-bin slots, and where the queue (after the copies) keeps the blocks per
+// SM the copies allow.
+bool lock_queue_applies(const problem& p, const plan_overrides& o) {
+  return o.lock_queue >= 0 && p.op_class == atomic_class::xcg && p.idempotent &&
+         (p.value_bytes == 4 || p.value_bytes == 8);
+}
+
+void choose_lock_queue(const problem& p, const plan_overrides& o, const device_info& dev, std::size_t usable,
+                       plan& pl) {
+  pl.lock_queue = false;
+  if (!lock_queue_applies(p, o) || pl.kind != strategy::partitioned || pl.warp_private || pl.hot_slots > 0 ||
+      (pl.counted_groups && o.lock_queue == 0))
+    return;
+  // Two blocks per SM of detail::partition_block threads where the copies leave them, else one of twice the threads
+  // (dispatch.cuh, second_pass_threads).
+  const bool two_per_sm = pl.shared_bytes <= usable;
+  const std::size_t with_queue =
+      detail::lock_queue_offset(pl.shared_bytes) +
+      detail::lock_queue_bytes(two_per_sm ? detail::partition_block : 2 * detail::partition_block, p.value_bytes);
+  if (with_queue > (two_per_sm ? usable : dev.shared_per_block_optin)) return;
+  pl.lock_queue = true;
+  pl.shared_bytes = with_queue;
+}
+
 bool partition_plan(const problem& p, const device_info& dev, const plan_overrides& o, const planner_constants& k,
                     bool forced, plan& out) {
   auto refuse = [&](const std::string& why) {
@@ -1175,8 +1216,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
   const int groups = clamp_to_int(ceil_div(H, group_bins));
   const int counted_from =
       p.op_class == atomic_class::hdw ? k.partition_counted_min_groups_hdw : k.partition_counted_min_groups;
-  // The lock class without warp-private copies: counted at any group count (the measurements at locked_groups).
-  const bool locked_counted = p.op_class == atomic_class::xcg && private_bins == 0;
+  // The lock class without warp-private copies: counted at any group count (the measurements at locked_groups),
+  // except where the tile layout's second pass takes the lock queue (choose_lock_queue: it gains there, and costs in
+  // the counted layout's).
+  const bool locked_counted = p.op_class == atomic_class::xcg && private_bins == 0 && !lock_queue_applies(p, o);
   const bool counted = o.counted_groups > 0 || (o.counted_groups == 0 && (groups >= counted_from || locked_counted ||
                                                                           groups > detail::max_partition_groups));
   const std::size_t counted_record = detail::partition_record_bytes(p.record_bytes, p.unit_increments);
@@ -1236,6 +1279,7 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
                       .bytes;
   // The lock class with an unknown RF: dispatch samples the input first (warp_private_group_bins depends on RF).
   if (p.race_factor == 0 && p.op_class == atomic_class::xcg) pl.temp_bytes = std::max(pl.temp_bytes, inspector_bytes);
+  choose_lock_queue(p, o, dev, usable, pl);
   out = pl;
   return true;
 }
@@ -1437,7 +1481,8 @@ std::string plan::to_string() const {
          (dense_second_pass ? " dense_second_pass" : "") + (hashed_bins ? " hashed_bins" : "") +
          (hashed_tags ? " hashed_tags" : "") +
          (seed_inputs > 0 ? " seed=" + std::to_string(seed_inputs) + " seed_grid=" + std::to_string(seed_grid)
-                          : std::string());
+                          : std::string()) +
+         (lock_queue ? " lock_queue" : "");
 }
 
 std::size_t shared_bytes_per_bin(const problem& p) {

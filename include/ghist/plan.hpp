@@ -242,6 +242,12 @@ struct plan {
   /// 0: no seed launch (src/planner.cpp, choose_seed_launch, the measurements).
   std::int64_t seed_inputs = 0;
   int seed_grid = 0;  ///< with seed_inputs: the seed launch's blocks
+  /// partitioned, idempotent lock-class operators of 4 or 8 bytes in copies shared by the block, no hot-bin slots:
+  /// an update that would change its bin is not locked at once but queued in the warp's part of shared memory, and
+  /// the warp applies 32 queued updates together under their locks (detail/lock_queue.hpp). Else each warp step in
+  /// which one lane of 32 takes a lock runs the locked section for the whole warp (src/planner.cpp,
+  /// choose_lock_queue, the measurements). shared_bytes includes the queue (lock_queue_bytes).
+  bool lock_queue = false;
 
   std::string to_string() const;
 };
@@ -285,6 +291,9 @@ struct plan_overrides {
   /// idempotent lock-class operators: 1 runs a seed launch (plan::seed_inputs) wherever it applies (one-pass shared
   /// plans with merge_rows and no hot-bin slots), 0 where the planner expects it to gain, -1 never.
   int seed_launch = 0;
+  /// idempotent lock-class operators in the partitioned strategy: 1 queues the updates that change a bin
+  /// (plan::lock_queue) wherever the queue fits, 0 where the planner expects it to gain, -1 never.
+  int lock_queue = 0;
 };
 
 /// The model's constants. Defaults are seed 000's (measured on an RTX 2080 Ti); each is documented where it is

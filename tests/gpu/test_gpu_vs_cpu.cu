@@ -40,6 +40,7 @@ struct test_case {
   int stride = 0;
   int hot_split = 0;  ///< overrides.hot_split (the heavy hitters of a call without a race factor); 0 = planner decides
   int seed_launch = 0;  ///< overrides.seed_launch (idempotent operators: a seed launch first); 0 = planner decides
+  int lock_queue = 0;   ///< overrides.lock_queue (idempotent lock class: queued locked updates); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -50,7 +51,7 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
     << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
     << " dense=" << c.dense << " hashed=" << c.hashed << " stride=" << c.stride << " hot_split=" << c.hot_split
-    << " seed=" << seed;
+    << " seed_launch=" << c.seed_launch << " lock_queue=" << c.lock_queue << " seed=" << seed;
   return s.str();
 }
 
@@ -100,6 +101,7 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.hashed_bins = c.hashed;
   opts.overrides.hot_split = c.hot_split;
   opts.overrides.seed_launch = c.seed_launch;
+  opts.overrides.lock_queue = c.lock_queue;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
@@ -242,6 +244,42 @@ TEST(GpuVsCpu, XcgSeededLaunch) {
     // A caller's workspace too small for the rows: the blocks merge with locks, and no seed launch.
     c.seed_launch = 0;
     c.workspace_bytes = static_cast<std::size_t>(H) * sizeof(int);
+    check_against_cpu<idempotent_unpacked_argmax>(c);
+  }
+}
+// The lock queue (plan::lock_queue): in either partitioned layout, updates that change a bin wait in the warp's
+// queue and run 32 at a time under their locks. 8-byte and 4-byte values; one bin puts 32 queued updates of one bin
+// in one warp (they take its lock in turn); odd H and n, inputs off the 16-byte boundary, both modes.
+template <class Op>
+void lock_queue_cells(const std::int64_t (&sizes)[4]) {
+  const std::int64_t n = (1 << 21) + 5;
+  int k = 0;
+  for (std::int64_t H : sizes)
+    for (distribution d : {distribution::uniform, distribution::zipf, distribution::one_bin, distribution::sorted}) {
+      test_case c{d, n, H, ghist::strategy::partitioned, ++k % 2 == 0 ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.counted = k % 4 == 1 ? -1 : 1;  // the tile layout in a quarter of the cells
+      c.lock_queue = 1;
+      c.race_factor = d == distribution::uniform ? 1.0 : 0.0;
+      c.offset = k % 3 == 0 ? 3 : 0;
+      ghist::options opts;
+      opts.race_factor = c.race_factor;
+      opts.overrides.kind = c.kind;
+      opts.overrides.counted_groups = c.counted;
+      opts.overrides.lock_queue = c.lock_queue;
+      // Told RF 1: queued (with the RF unknown, the sampled plan may take hot-bin slots or warp-private copies).
+      const ghist::plan pl = ghist::plan_for_elements<Op, std::uint64_t>(n - c.offset, H, opts);
+      if (d == distribution::uniform) EXPECT_TRUE(pl.lock_queue) << pl.to_string();
+      check_against_cpu<Op>(c);
+    }
+}
+TEST(GpuVsCpu, XcgLockQueue) {
+  lock_queue_cells<idempotent_unpacked_argmax>({49152, 65537, 196608, 1572864});
+  lock_queue_cells<locked_min32>({4097, 49152, 393215, 1572864});
+  // The planner's own plan for seed 000's shape at told RF 1, with and without the queue.
+  for (int queue : {0, -1}) {
+    test_case c{distribution::uniform, (1 << 22) + 1, 196608, ghist::strategy::automatic, ghist::mode::overwrite};
+    c.race_factor = 1.0;
+    c.lock_queue = queue;
     check_against_cpu<idempotent_unpacked_argmax>(c);
   }
 }

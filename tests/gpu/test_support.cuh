@@ -188,6 +188,15 @@ struct locked_saturating_pair {
     return {sum < sum_cap ? sum : sum_cap, count < count_cap ? count : count_cap};
   }
 };
+/// A 4-byte idempotent operator forced onto the lock path, the minimum: the lock queue's 4-byte values
+/// (plan::lock_queue).
+struct locked_min32 {
+  using value_type = std::uint32_t;
+  static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
+  static constexpr bool idempotent = true;
+  __host__ __device__ static std::uint32_t identity() { return 0xffffffffu; }
+  __host__ __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a < b ? a : b; }
+};
 struct locked_saturating_add {
   using value_type = std::uint32_t;
   static constexpr ghist::atomic_class preferred_class = ghist::atomic_class::xcg;
@@ -315,6 +324,12 @@ template <>
 struct op_case<locked_saturating_add> {
   __host__ __device__ static std::uint32_t value(std::uint32_t payload) { return payload % 4; }
   static std::uint32_t initial(std::mt19937_64& rng) { return std::uint32_t(rng() % locked_saturating_add::cap); }
+  static bool equal(std::uint32_t a, std::uint32_t b) { return a == b; }
+};
+template <>
+struct op_case<locked_min32> {
+  __host__ __device__ static std::uint32_t value(std::uint32_t payload) { return payload * 2654435761u; }
+  static std::uint32_t initial(std::mt19937_64& rng) { return std::uint32_t(rng()); }
   static bool equal(std::uint32_t a, std::uint32_t b) { return a == b; }
 };
 template <>

@@ -12,6 +12,8 @@
 
 #include "error_expectations.hpp"
 #include "ghist/detail/hot_split_rule.hpp"
+#include "ghist/detail/lock_queue.hpp"
+#include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/slot_lock_layout.hpp"
 #include "ghist/device_info.hpp"
@@ -2125,4 +2127,65 @@ TEST(PlannerH100, SeedLaunchForIdempotentCopiesThatSeeFewInputs) {
   EXPECT_THROW(ghist::make_plan(argmax(atomic_class::xcg, 12288, 1.0, false), dev, ask), ghist::error);
   ask.seed_launch = 2;
   EXPECT_THROW(ghist::make_plan(argmax(atomic_class::xcg, 12288, 1.0, true), dev, ask), ghist::error);
+}
+
+TEST(PlannerH100, LockQueueForIdempotentPartitionedGroups) {
+  // plan::lock_queue: idempotent lock-class values of 4 or 8 bytes in the partitioned strategy's tile layout, with
+  // copies shared by the block and no hot-bin slots; such plans take the tile layout below
+  // partition_counted_min_groups groups (the counted layout, from there on, without the queue unless asked). The
+  // queue after the copies, for the blocks per SM they allow. Not for operators that do not say they are
+  // idempotent, nor 12-byte values, nor with lock_queue = -1.
+  const device_info dev = device_info::h100_sxm();
+  auto argmax = [](std::int64_t H, double rf, bool idempotent, std::size_t bytes = 8) {
+    problem p = paper_problem(atomic_class::xcg, H, rf);
+    p.value_bytes = bytes;
+    p.value_align = 4;
+    p.record_bytes = 4;
+    p.idempotent = idempotent;
+    return p;
+  };
+  plan_overrides never;
+  never.lock_queue = -1;
+  never.counted_groups = -1;
+  for (std::int64_t H : {49152, 196608, 786432}) {
+    SCOPED_TRACE(H);
+    for (std::size_t bytes : {std::size_t{4}, std::size_t{8}}) {
+      if (bytes == 4 && H == 49152) continue;  // one shared pass
+      const plan queued = ghist::make_plan(argmax(H, 1.0, true, bytes), dev);
+      ASSERT_EQ(queued.kind, ghist::strategy::partitioned) << queued.to_string();
+      EXPECT_FALSE(queued.counted_groups) << queued.to_string();
+      EXPECT_TRUE(queued.lock_queue) << queued.to_string();
+      EXPECT_NE(queued.to_string().find("lock_queue"), std::string::npos);
+      const plan plain = ghist::make_plan(argmax(H, 1.0, true, bytes), dev, never);
+      EXPECT_FALSE(plain.lock_queue) << plain.to_string();
+      EXPECT_FALSE(plain.counted_groups) << plain.to_string();
+      // The same groups, with the queue's bytes after the copies (a block of partition_block threads where two
+      // blocks share the SM, else twice that), within the device's limit.
+      EXPECT_EQ(queued.S, plain.S);
+      EXPECT_EQ(queued.M, plain.M);
+      EXPECT_EQ(queued.grid, plain.grid);
+      const int threads =
+          plain.grid > dev.sm_count ? ghist::detail::partition_block : 2 * ghist::detail::partition_block;
+      EXPECT_EQ(queued.shared_bytes,
+                ghist::detail::lock_queue_offset(plain.shared_bytes) + ghist::detail::lock_queue_bytes(threads, bytes));
+      EXPECT_LE(queued.shared_bytes, dev.shared_per_block_optin);
+    }
+    const plan not_idempotent = ghist::make_plan(argmax(H, 1.0, false), dev);
+    EXPECT_FALSE(not_idempotent.lock_queue) << not_idempotent.to_string();
+    if (not_idempotent.kind == ghist::strategy::partitioned)  // (49152: two shared passes)
+      EXPECT_TRUE(not_idempotent.counted_groups) << "the lock class's counted groups: " << not_idempotent.to_string();
+    EXPECT_FALSE(ghist::make_plan(argmax(H, 1.0, true, 12), dev).lock_queue) << "12 bytes";
+  }
+  // Many groups: the counted layout, queued only when asked.
+  const plan many = ghist::make_plan(argmax(1572864, 1.0, true), dev);
+  EXPECT_TRUE(many.counted_groups) << many.to_string();
+  EXPECT_FALSE(many.lock_queue) << many.to_string();
+  plan_overrides ask;
+  ask.lock_queue = 1;
+  const plan asked = ghist::make_plan(argmax(1572864, 1.0, true), dev, ask);
+  EXPECT_TRUE(asked.counted_groups && asked.lock_queue) << asked.to_string();
+  EXPECT_THROW(ghist::make_plan(argmax(49152, 1.0, false), dev, ask), ghist::error);
+  EXPECT_THROW(ghist::make_plan(argmax(49152, 1.0, true, 12), dev, ask), ghist::error);
+  ask.lock_queue = 2;
+  EXPECT_THROW(ghist::make_plan(argmax(49152, 1.0, true), dev, ask), ghist::error);
 }

@@ -406,6 +406,39 @@ int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared, Kern
   return 2 * partition_block;
 }
 
+/// plan::lock_queue: the plan's shared memory holds the block's copies and, after them, the queue of a block of
+/// `threads`.
+template <class T>
+void check_lock_queue_room(const plan& pl, int threads) {
+  const std::int64_t bins = std::int64_t{pl.M} * pl.H_chk;
+  const std::size_t copies = shared_values_bytes<T>(bins) + static_cast<std::size_t>(bins) * sizeof(int);
+  const std::size_t needed = lock_queue_offset(copies) + lock_queue_bytes(threads, sizeof(T));
+  if (pl.shared_bytes < needed)
+    throw error("a lock queue for blocks of " + std::to_string(threads) + " threads needs " + std::to_string(needed) +
+                " bytes of shared memory per block, the plan gives " + std::to_string(pl.shared_bytes) + " (" +
+                pl.to_string() + ")");
+}
+
+/// The lock-queue instances of a partitioned second-pass kernel (make(Threads, QueuedLocks)) in place of the plain
+/// ones, for a plan with plan::lock_queue; throws for operators it does not apply to.
+template <class In, class Op, class Record, class Kernel, class Make>
+void take_lock_queue_kernels(const plan& pl, Kernel& histogram, Kernel& wide, Make make) {
+  if (!pl.lock_queue) return;
+  using T = typename Op::value_type;
+  constexpr bool queueable = atomic_class_of<Op> == atomic_class::xcg && is_idempotent_v<Op> &&
+                             (sizeof(T) == 4 || sizeof(T) == 8) && std::is_same_v<Record, In>;
+  if constexpr (queueable) {
+    if (pl.warp_private || pl.hot_slots > 0)
+      throw error("a lock queue goes with copies shared by the block, without hot-bin slots (" + pl.to_string() + ")");
+    histogram = make(std::integral_constant<int, partition_block>{});
+    wide = make(std::integral_constant<int, 2 * partition_block>{});
+  } else {
+    (void)histogram, (void)wide, (void)make;
+    throw error("plan::lock_queue applies to idempotent lock-class operators of 4- or 8-byte values (" +
+                pl.to_string() + ")");
+  }
+}
+
 /// Overwriting, before a partitioned second pass: the groups with several blocks start from the identity.
 template <class T>
 void fill_shared_groups(const unsigned* starts, int groups, const group_divider& group_of, std::int64_t num_bins,
@@ -461,6 +494,9 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
       wide = nullptr;
     }
   }
+  take_lock_queue_kernels<In, Op, Record>(pl, histogram, wide, [](auto threads) {
+    return contiguous_group_histogram_kernel<In, BinFn, Op, Record, false, decltype(threads)::value, true>;
+  });
   const std::size_t count_shared = static_cast<std::size_t>(groups) * sizeof(unsigned);
   const bool sector_buffers =
       counted_sector_buffers(sizeof(Record), groups, device_info::current().shared_per_block_optin);
@@ -477,6 +513,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
   const std::int64_t resident =  // the ring kernel: one block per SM (__launch_bounds__(ring_block, 1))
       ring ? std::int64_t{device_info::current().sm_count} : resident_partition_blocks(partition, partition_shared);
   const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes);
+  if (pl.lock_queue) check_lock_queue_room<T>(pl, histogram_threads);
   // Unit increments whose second pass would run one block per SM (the wide kernel): 16-bit counters where they
   // let two blocks share the SM (kernel_partition_narrow.cuh; the planner sizes such groups for them).
   bool narrow = false;
@@ -616,6 +653,11 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
         wide = nullptr;
       }
     }
+    take_lock_queue_kernels<In, Op, Record>(pl, histogram, wide, [](auto threads) {
+      constexpr int Threads = decltype(threads)::value;
+      return group_histogram_kernel<In, BinFn, Op, Record, false, Threads,
+                                    partition_block * partition_blocks_per_sm / Threads, true>;
+    });
     const std::size_t partition_shared = partition_shared_bytes<In, Record>();
     const std::int64_t resident = resident_partition_blocks(partition, partition_shared);
     // plan::dense_second_pass: compiled for 32-bit cas only (the 64-bit instance spills at 32 registers).
@@ -625,6 +667,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
         dense = group_histogram_kernel<In, BinFn, Op, Record, false, 2 * partition_block, partition_blocks_per_sm>;
     }
     const int histogram_threads = second_pass_threads(histogram, wide, pl.shared_bytes, dense);
+    if (pl.lock_queue) check_lock_queue_room<T>(pl, histogram_threads);
     // plan::hot_slots: the compare-and-swap class's input records (4-byte values) in copies shared by the block's
     // threads, with the hot-bin table after the copies (group_histogram_kernel).
     if (pl.hot_slots > 0) {

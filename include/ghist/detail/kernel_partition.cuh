@@ -31,6 +31,7 @@
 #include "ghist/detail/deferred_cas.cuh"
 #include "ghist/detail/input_source.cuh"
 #include "ghist/detail/kernel_shared.cuh"
+#include "ghist/detail/lock_queue.hpp"
 #include "ghist/detail/partition_layout.hpp"
 #include "ghist/detail/unit_increments.hpp"
 #include "ghist/detail/warp_aggregate.cuh"
@@ -488,6 +489,9 @@ class group_in_shared {
   static constexpr bool locked = xcg && !WarpPrivate;  // locks in shared memory
   static constexpr bool cas = atomic_class_of<Op> == atomic_class::cas;
   static constexpr bool unit_counts = unit_increments_v<BinFn, Op>;  // the 16-bit-record instances
+  /// Copies whose updates that change a bin may wait in the warp's lock queue (plan::lock_queue, lock_queue.hpp):
+  /// idempotent lock-class values that the shortcut before the lock reads whole.
+  static constexpr bool queueable = locked && is_idempotent_v<Op> && (sizeof(T) == 4 || sizeof(T) == 8);
 
   /// Sets the block's M copies to the identity (the whole block calls this; it ends with a barrier).
   __device__ group_in_shared(unsigned char* shared, BinFn f, Op op, int stride, std::int64_t lo, std::int64_t len,
@@ -525,6 +529,47 @@ class group_in_shared {
       warp_aggregated_update<memory_level::shared>(op_, std::int64_t{b}, len_, u.value, slot);
     else if constexpr (cas) deferred_.update(subs_, sub_at_ + b, u.value);  // a lost update waits in registers
     else atomic_update<memory_level::shared>(op_, subs_ + sub_at_ + b, u.value, nullptr);
+  }
+
+  /// The block's copies in shared memory (values, then locks): the lock queue starts after them.
+  __device__ std::size_t copies_bytes() const {
+    const std::int64_t bins = std::int64_t{M_} * stride_;
+    return shared_values_bytes<T>(bins) + (locked ? static_cast<std::size_t>(bins) * sizeof(int) : 0);
+  }
+
+  /// Gives this warp its part of the block's lock queue at `queue` (lock_queue_bytes(blockDim.x, sizeof(T)) bytes):
+  /// the warp's lock_queue_capacity bin positions, then (after every warp's positions) its values.
+  __device__ void attach_lock_queue(unsigned char* queue) {
+    const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    queue_at_ = reinterpret_cast<int*>(queue) + warp * lock_queue_capacity;
+    queue_values_ =
+        reinterpret_cast<T*>(queue + std::size_t(warps) * lock_queue_capacity * sizeof(int)) + warp * lock_queue_capacity;
+  }
+
+  /// visit() through the lock queue, every lane of the warp at once (f applied only where `valid`): an update that
+  /// would change its bin (judged on one read, as before the lock) joins the warp's queue, and once 32 wait the
+  /// warp applies them, one per lane. Exact for any associative and commutative operator: updates may land in any
+  /// order, and one that a later read finds changing nothing is dropped as atomic_update drops it.
+  __device__ __forceinline__ void visit_queued(bool valid, const In& x) {
+    static_assert(queueable, "the lock queue holds idempotent lock-class values of 4 or 8 bytes");
+    bin_update<T> u{-1, Op::identity()};
+    if (valid) u = f_(x);
+    const int at = sub_at_ + (static_cast<int>(u.bin) - static_cast<int>(lo_));
+    const bool changes = valid && !shared_update_changes_nothing(op_, subs_ + at, u.value);
+    const unsigned changing = __ballot_sync(0xffffffffu, changes);
+    if (changes) {
+      const int pos = queued_ + __popc(changing & ((1u << (threadIdx.x % 32)) - 1u));
+      queue_at_[pos] = at;
+      queue_values_[pos] = u.value;
+    }
+    queued_ += __popc(changing);  // the same in every lane
+    if (queued_ >= 32) apply_queued(32);
+  }
+
+  /// Applies what is left in the warp's queue (fewer than 32); every lane of the warp calls it, after its last
+  /// visit_queued() and before finish().
+  __device__ __forceinline__ void flush_queued() {
+    if (queued_ > 0) apply_queued(queued_);
   }
 
   /// visit() for a block whose sample took hot bins off its copies (group_histogram_kernel, hot_bin_slots): a hot
@@ -652,6 +697,23 @@ class group_in_shared {
     for (int b = head + 4 * vectors + threadIdx.x; b < len; b += blockDim.x) out[b] = subs_[b];
   }
 
+  /// The `count` (<= 32) newest entries of the warp's queue, lane l the l-th, each under its bin's lock
+  /// (atomic_update, which first drops it if it no longer changes the bin). Every lane of the warp calls it.
+  __device__ __forceinline__ void apply_queued(int count) {
+    __syncwarp();  // the entries the other lanes wrote are visible
+    const int lane = threadIdx.x % 32, first = queued_ - count;
+    const bool mine = lane < count;
+    int at = 0;
+    T v = Op::identity();
+    if (mine) {
+      at = queue_at_[first + lane];
+      v = queue_values_[first + lane];
+    }
+    __syncwarp();  // read before the next steps' entries take these places
+    queued_ = first;
+    if (mine) atomic_update<memory_level::shared>(op_, subs_ + at, v, locks_ + at);
+  }
+
   BinFn f_;
   Op op_;
   deferred_cas_updater<Op> deferred_;
@@ -660,6 +722,9 @@ class group_in_shared {
   int stride_, sub_at_ = 0;
   std::int64_t lo_, len_;
   int M_;
+  int* queue_at_ = nullptr;  // the warp's lock queue (attach_lock_queue)
+  T* queue_values_ = nullptr;
+  int queued_ = 0;  // entries waiting in it, the same in every lane of the warp
 };
 
 /// The group's bins: [lo, lo + len).
@@ -711,9 +776,10 @@ __device__ __forceinline__ void count_short_runs(const Record* records, unsigned
 /// k + 2K, ... of the slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles
 /// at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
 /// only block writes all its bins (groups without records given one block each). Threads: the block's
-/// (second_pass_threads).
+/// (second_pass_threads). QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the
+/// warp's queue after the copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
 template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block,
-          int BlocksPerSm = partition_block * partition_blocks_per_sm / Threads>
+          int BlocksPerSm = partition_block * partition_blocks_per_sm / Threads, bool QueuedLocks = false>
 __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(const Record* records, const unsigned* offsets,
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
@@ -766,6 +832,13 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
     }
   }
   group_in_shared<In, BinFn, Op, WarpPrivate> acc(shared_bytes, f, op, stride, lo, len, hot_pass.copies);
+  if constexpr (QueuedLocks) acc.attach_lock_queue(shared_bytes + lock_queue_offset(acc.copies_bytes()));
+  // Locked copies: every lane of the warp at once, through the lock queue or the warp-aggregated lock.
+  auto visit_locked = [&](bool valid, const In& x) {
+    if constexpr (QueuedLocks) acc.visit_queued(valid, x);
+    else if constexpr (WarpPrivate || decltype(acc)::locked) acc.visit_together(valid, x);
+    else (void)valid, (void)x;  // not reached: the walk calls it for warp-private or locked copies only
+  };
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   // This block's tiles are k + K * j; warp w takes j = w, w + warps, ... (so that a block with few tiles still
@@ -819,7 +892,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
           for (int u = 0; u < unroll; ++u) {
 #pragma unroll
             for (int r = 0; r < rounds; ++r)
-              if (b0[u] + 32 * r < e0[u]) acc.visit_together(b0[u] + lane + 32 * r < e0[u], x[u][r]);
+              if (b0[u] + 32 * r < e0[u]) visit_locked(b0[u] + lane + 32 * r < e0[u], x[u][r]);
             constexpr int loads = 4;
             for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32) {
               In y[loads];
@@ -828,7 +901,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
                 if (i0 + lane + 32 * q < e0[u]) y[q] = run[u][i0 + lane + 32 * q];
 #pragma unroll
               for (int q = 0; q < loads; ++q)
-                if (i0 + 32 * q < e0[u]) acc.visit_together(i0 + lane + 32 * q < e0[u], y[q]);
+                if (i0 + 32 * q < e0[u]) visit_locked(i0 + lane + 32 * q < e0[u], y[q]);
             }
           }
         } else {
@@ -888,6 +961,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
   } else {
     walk(plain);
   }
+  if constexpr (QueuedLocks) acc.flush_queued();
   acc.finish(block, K, tile_groups_write_dest<In, Record> && overwrite, dest, dest_locks, rows, [&] {
     if constexpr (hot_capable)
       if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, stride);  // into copy 0

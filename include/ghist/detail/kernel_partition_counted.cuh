@@ -308,7 +308,10 @@ __device__ __forceinline__ void count_local_bin_records(const std::uint16_t* rec
 /// Pass 4: block b histograms its share k of group g's K blocks (starts[g] <= b < starts[g + 1]): the records
 /// [record_starts[g], record_starts[g + 1]) split in K equal parts. `overwrite`: a group's only block writes all
 /// its bins (with groups without records given one block each). Threads: the block's (second_pass_threads).
-template <class In, class BinFn, class Op, class Record, bool WarpPrivate = false, int Threads = partition_block>
+/// QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the warp's queue after the
+/// copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
+template <class In, class BinFn, class Op, class Record, bool WarpPrivate = false, int Threads = partition_block,
+          bool QueuedLocks = false>
 __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_per_sm / Threads)
     contiguous_group_histogram_kernel(
     const Record* records, const unsigned* record_starts, const unsigned* starts, int groups, BinFn f, Op op,
@@ -327,8 +330,9 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
   const std::int64_t step = blockDim.x;
   if constexpr (!std::is_same_v<Record, In>) {
     count_local_bin_records(records, begin, end, acc);
-  } else if constexpr (WarpPrivate) {
+  } else if constexpr (WarpPrivate || QueuedLocks) {
     // Every lane of a warp steps together: a step runs while any lane of the warp has a record.
+    if constexpr (QueuedLocks) acc.attach_lock_queue(shared_bytes + lock_queue_offset(acc.copies_bytes()));
     const std::int64_t warp_first = begin + threadIdx.x / 32 * 32, lane = threadIdx.x % 32;
     for (std::int64_t i0 = warp_first; i0 < end; i0 += loads * step) {
       In y[loads];
@@ -336,9 +340,13 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
       for (int q = 0; q < loads; ++q)
         if (i0 + lane + q * step < end) y[q] = records[i0 + lane + q * step];
 #pragma unroll
-      for (int q = 0; q < loads; ++q)
-        if (i0 + q * step < end) acc.visit_together(i0 + lane + q * step < end, y[q]);
+      for (int q = 0; q < loads; ++q) {
+        if (i0 + q * step >= end) continue;
+        if constexpr (QueuedLocks) acc.visit_queued(i0 + lane + q * step < end, y[q]);
+        else acc.visit_together(i0 + lane + q * step < end, y[q]);
+      }
     }
+    if constexpr (QueuedLocks) acc.flush_queued();
   } else {
     for_each_strided<loads>(records, begin + threadIdx.x, end, step, [&](const In& x) { acc.visit(x); });
   }
