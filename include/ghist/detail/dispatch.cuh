@@ -410,8 +410,7 @@ int second_pass_threads(Kernel& histogram, Kernel wide, std::size_t shared, Kern
 /// `threads`.
 template <class T>
 void check_lock_queue_room(const plan& pl, int threads) {
-  const std::int64_t bins = std::int64_t{pl.M} * pl.H_chk;
-  const std::size_t copies = shared_values_bytes<T>(bins) + static_cast<std::size_t>(bins) * sizeof(int);
+  const std::size_t copies = locked_copies_bytes<T>(std::int64_t{pl.M} * pl.H_chk);
   const std::size_t needed = lock_queue_offset(copies) + lock_queue_bytes(threads, sizeof(T));
   if (pl.shared_bytes < needed)
     throw error("a lock queue for blocks of " + std::to_string(threads) + " threads needs " + std::to_string(needed) +
@@ -425,8 +424,9 @@ template <class In, class Op, class Record, class Kernel, class Make>
 void take_lock_queue_kernels(const plan& pl, Kernel& histogram, Kernel& wide, Make make) {
   if (!pl.lock_queue) return;
   using T = typename Op::value_type;
-  constexpr bool queueable = atomic_class_of<Op> == atomic_class::xcg && is_idempotent_v<Op> &&
-                             (sizeof(T) == 4 || sizeof(T) == 8) && std::is_same_v<Record, In>;
+  // Records that are the inputs themselves: the queue's kernels visit inputs (visit_queued).
+  constexpr bool queueable =
+      lock_queue_takes(atomic_class_of<Op>, is_idempotent_v<Op>, sizeof(T)) && std::is_same_v<Record, In>;
   if constexpr (queueable) {
     if (pl.warp_private || pl.hot_slots > 0)
       throw error("a lock queue goes with copies shared by the block, without hot-bin slots (" + pl.to_string() + ")");

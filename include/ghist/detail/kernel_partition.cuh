@@ -491,7 +491,7 @@ class group_in_shared {
   static constexpr bool unit_counts = unit_increments_v<BinFn, Op>;  // the 16-bit-record instances
   /// Copies whose updates that change a bin may wait in the warp's lock queue (plan::lock_queue, lock_queue.hpp):
   /// idempotent lock-class values that the shortcut before the lock reads whole.
-  static constexpr bool queueable = locked && is_idempotent_v<Op> && (sizeof(T) == 4 || sizeof(T) == 8);
+  static constexpr bool queueable = locked && lock_queue_takes(atomic_class_of<Op>, is_idempotent_v<Op>, sizeof(T));
 
   /// Sets the block's M copies to the identity (the whole block calls this; it ends with a barrier).
   __device__ group_in_shared(unsigned char* shared, BinFn f, Op op, int stride, std::int64_t lo, std::int64_t len,
@@ -534,7 +534,7 @@ class group_in_shared {
   /// The block's copies in shared memory (values, then locks): the lock queue starts after them.
   __device__ std::size_t copies_bytes() const {
     const std::int64_t bins = std::int64_t{M_} * stride_;
-    return shared_values_bytes<T>(bins) + (locked ? static_cast<std::size_t>(bins) * sizeof(int) : 0);
+    return locked ? locked_copies_bytes<T>(bins) : shared_values_bytes<T>(bins);
   }
 
   /// Gives this warp its part of the block's lock queue at `queue` (lock_queue_bytes(blockDim.x, sizeof(T)) bytes):

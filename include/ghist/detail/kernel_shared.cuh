@@ -38,6 +38,12 @@ __host__ __device__ constexpr std::size_t shared_values_bytes(std::int64_t count
   return (static_cast<std::size_t>(count) * sizeof(T) + 3) / 4 * 4;
 }
 
+/// Bytes of `count` locked copies in shared memory: the values, then an int lock each (the lock queue starts after).
+template <class T>
+__host__ __device__ constexpr std::size_t locked_copies_bytes(std::int64_t count) {
+  return shared_values_bytes<T>(count) + static_cast<std::size_t>(count) * sizeof(int);
+}
+
 // Two blocks of 1024 threads per SM, as the planner's grids assume (plan::grid = 2 x SMs): at most 32 registers. Left
 // to itself ptxas gave the lock class's kernel 51 once it carried runs (run_carry.cuh), and the packed argmax's 44,
 // so only one block fitted and the second half of the grid ran as a second wave.

@@ -9,9 +9,16 @@
 // updates that change something, with every lane busy.
 #include <cstddef>
 
+#include "ghist/atomic_class.hpp"
 #include "ghist/config.hpp"
 
 namespace ghist::detail {
+
+/// The operators whose updates may queue: idempotent lock-class values of 4 or 8 bytes, which the shortcut before the
+/// lock reads whole. The planner asks with a problem's fields, the kernels and dispatch with an operator's.
+GHIST_HD constexpr bool lock_queue_takes(atomic_class op_class, bool idempotent, std::size_t value_bytes) {
+  return op_class == atomic_class::xcg && idempotent && (value_bytes == 4 || value_bytes == 8);
+}
 
 /// Entries per warp: a warp step adds at most 32, and the warp applies 32 once it holds 32 or more, so at most 63.
 inline constexpr int lock_queue_capacity = 64;
