@@ -108,6 +108,8 @@ struct config {
   int copies = 0;
   /// > 0: auto with plan_overrides::kind = partitioned and S = this many groups (with --counted, either layout).
   int groups = 0;
+  /// > 0: auto with plan_overrides::kind = shared_memory and S = this many passes.
+  int passes = 0;
 };
 
 const char* usage_text =
@@ -159,6 +161,7 @@ const char* usage_text =
     "                     planner's: hot_split_rule.hpp)\n"
     "  --copies M         auto with plan_overrides::M = M (with --hashed on: copies of the hashed table's values)\n"
     "  --groups S         auto as the partitioned strategy with S groups (plan_overrides::kind and S)\n"
+    "  --passes S         auto as the shared-memory strategy in S passes (plan_overrides::kind and S)\n"
     "  --no-cub           no CUB baselines\n"
     "  --csv FILE         one row per measured variant, written as it is measured\n"
     "  --json FILE        the same as JSON, with the run's device, N, floors\n"
@@ -254,6 +257,7 @@ bool parse(int argc, char** argv, config& c) {
     else if (a == "--hot-split") c.hot_split = on_off(value());
     else if (a == "--copies") c.copies = static_cast<int>(parse_int(value(), "--copies", 1, 1024));
     else if (a == "--groups") c.groups = static_cast<int>(parse_int(value(), "--groups", 1, 1 << 20));
+    else if (a == "--passes") c.passes = static_cast<int>(parse_int(value(), "--passes", 1, 1 << 20));
     else if (a == "--no-cub") c.cub = false;
     else if (a == "--csv") c.csv_path = value();
     else if (a == "--json") c.json_path = value();
@@ -263,6 +267,7 @@ bool parse(int argc, char** argv, config& c) {
     if (!reps_given) c.timing.reps = 7;
     if (!Hs_given) c.Hs = quick_Hs;
   }
+  if (c.passes > 0 && c.groups > 0) throw usage_error("--passes and --groups ask for different strategies; give one");
   c.timing.min_reps = std::min(c.timing.min_reps, c.timing.reps);
   return true;
 }
@@ -310,6 +315,10 @@ std::vector<variant> variants_for(std::int64_t H, const config& cfg, std::size_t
   if (cfg.groups > 0) {
     v[0].overrides.kind = ghist::strategy::partitioned;
     v[0].overrides.S = cfg.groups;
+  }
+  if (cfg.passes > 0) {
+    v[0].overrides.kind = ghist::strategy::shared_memory;
+    v[0].overrides.S = cfg.passes;
   }
   if (cas_class || (private_copy_bytes > 0 && cfg.hot_bins < 0)) v[0].overrides.hot_bins = cfg.hot_bins;
   if (!cfg.fixed) return v;

@@ -10,6 +10,7 @@
 // events around each kernel (median of 9 runs) and clock64() per block between barriers, so the updates per clock
 // per SM need no assumption about the clock. Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o shared_cas_throughput_probe shared_cas_throughput_probe.cu
+//   ./shared_cas_throughput_probe [words ...]
 // Results: bench/results/2026-11-26-h100-experiment-shared-cas-throughput.txt.
 #include <algorithm>
 #include <cstdint>
@@ -124,13 +125,25 @@ void run(int sms, unsigned words, int iters) {
   CK(cudaFree(cycles));
 }
 
-int main() {
+// Arguments: the word counts to probe (default: the planner's RF 1 copies below); e.g. 195, seed 000's RF 63 at
+// H = 12288 in one copy, to see what contention on few words costs the loop.
+int main(int argc, char** argv) {
+  std::vector<unsigned> word_counts = {505u * 57u, 24576u};  // the planner's copies at RF 1: H = 505 x 57, 12288 x 2
+  if (argc > 1) word_counts.clear();
+  for (int i = 1; i < argc; ++i) {
+    const long words = std::strtol(argv[i], nullptr, 10);
+    if (words < 1 || words > 28928) {
+      std::fprintf(stderr, "word count '%s' must be in [1, 28928] (two blocks of 1024 per SM: 113 KiB each)\n", argv[i]);
+      return 2;
+    }
+    word_counts.push_back(static_cast<unsigned>(words));
+  }
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs; 2 blocks of 1024 threads per SM, 192 updates per thread\n", prop.name, sms);
-  for (unsigned words : {505u * 57u, 24576u}) {  // the planner's copies at RF 1: H = 505 x 57, H = 12288 x 2
+  for (unsigned words : word_counts) {
     run<atomic_add>(sms, words, 192);
     run<cas_loop>(sms, words, 192);
     run<cas_loop_four>(sms, words, 192);
