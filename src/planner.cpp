@@ -1028,8 +1028,7 @@ int partition_hot_slots(const problem& p, const plan_overrides& o, const planner
 // Where: copies shared by the block, no hot-bin slots, and where the queue (after the copies) keeps the blocks per
 // SM the copies allow.
 bool lock_queue_applies(const problem& p, const plan_overrides& o) {
-  return o.lock_queue >= 0 && p.op_class == atomic_class::xcg && p.idempotent &&
-         (p.value_bytes == 4 || p.value_bytes == 8);
+  return o.lock_queue >= 0 && detail::lock_queue_takes(p.op_class, p.idempotent, p.value_bytes);
 }
 
 void choose_lock_queue(const problem& p, const plan_overrides& o, const device_info& dev, std::size_t usable,
@@ -1153,6 +1152,29 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
       i64 count = aim;
       while (count < fewest) count *= 2;
       group_bins = ceil_div(H, count);
+    }
+    // The idempotent lock class with the lock queue (choose_lock_queue, the tile layout): fewer groups, halving
+    // their count while a group of twice the bins still fits one block per SM with the queue of its 1024 threads,
+    // down to lock_queue_fewest_groups. Such a second pass skips most updates (the shortcut before the lock, then
+    // the queue), so a group's copies gain less from M > 1 or a second block per SM than its blocks gain from
+    // groups of more inputs per bin (fewer updates that change one). Lent H200, 2026-12-03, N = 50M, seed 000's
+    // unpacked argmax told RF 1, tile layout with the queue, two rounds, us (bench/results/
+    // 2026-12-03-h200-lock-queue-groups.txt): H = 49152 32 groups of 1536 bins (M = 4) 434 / 430, 16 of 3072
+    // (M = 2) 416 / 418, 8 of 6144 414 / 417, 4 of 12288 (one block per SM) 427 / 429; H = 98304 32 of 3072 435 /
+    // 431, 16 of 6144 412 / 409, 8 of 12288 387 / 389; H = 196608 32 of 6144 418 / 419, 16 of 12288 364 / 374;
+    // H = 393216 / 786432 keep their 32 / 64 groups of 12288 (384 / 401).
+    if (locked_groups && hot_reserve == 0 && o.counted_groups <= 0 && lock_queue_applies(p, o)) {
+      constexpr i64 lock_queue_fewest_groups = 8;
+      auto fits_one_block_with_queue = [&](i64 bins) {
+        return detail::lock_queue_offset(shared_chunk_bytes(p, 1, bins)) +
+                   detail::lock_queue_bytes(2 * detail::partition_block, p.value_bytes) <=
+               dev.shared_per_block_optin;
+      };
+      i64 groups = ceil_div(H, group_bins);
+      while (groups > lock_queue_fewest_groups &&
+             fits_one_block_with_queue(ceil_div(H, std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2})))))
+        groups = std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2}));
+      group_bins = ceil_div(H, groups);
     }
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
     if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);

@@ -2159,15 +2159,24 @@ TEST(PlannerH100, LockQueueForIdempotentPartitionedGroups) {
       const plan plain = ghist::make_plan(argmax(H, 1.0, true, bytes), dev, never);
       EXPECT_FALSE(plain.lock_queue) << plain.to_string();
       EXPECT_FALSE(plain.counted_groups) << plain.to_string();
-      // The same groups, with the queue's bytes after the copies (a block of partition_block threads where two
-      // blocks share the SM, else twice that), within the device's limit.
-      EXPECT_EQ(queued.S, plain.S);
-      EXPECT_EQ(queued.M, plain.M);
-      EXPECT_EQ(queued.grid, plain.grid);
+      // Fewer groups with the queue: halved from the plain plan's while twice the bins fit one block per SM with
+      // the queue, down to 8 (8-byte argmax: 49152 32 -> 8, 196608 32 -> 16; 786432 keeps 64 groups of 12288).
+      EXPECT_LE(queued.S, plain.S) << queued.to_string() << " / " << plain.to_string();
+      if (bytes == 8) EXPECT_EQ(queued.S, H == 49152 ? 8 : H == 196608 ? 16 : 64) << queued.to_string();
+      // The same groups without the queue: the queue's bytes after the copies (a block of partition_block threads
+      // where two blocks share the SM, else twice that), within the device's limit.
+      plan_overrides same_groups = never;
+      same_groups.kind = ghist::strategy::partitioned;
+      same_groups.S = queued.S;
+      const plan unqueued = ghist::make_plan(argmax(H, 1.0, true, bytes), dev, same_groups);
+      EXPECT_FALSE(unqueued.lock_queue) << unqueued.to_string();
+      EXPECT_EQ(queued.H_chk, unqueued.H_chk);
+      EXPECT_EQ(queued.M, unqueued.M);
+      EXPECT_EQ(queued.grid, unqueued.grid);
       const int threads =
-          plain.grid > dev.sm_count ? ghist::detail::partition_block : 2 * ghist::detail::partition_block;
-      EXPECT_EQ(queued.shared_bytes,
-                ghist::detail::lock_queue_offset(plain.shared_bytes) + ghist::detail::lock_queue_bytes(threads, bytes));
+          unqueued.grid > dev.sm_count ? ghist::detail::partition_block : 2 * ghist::detail::partition_block;
+      EXPECT_EQ(queued.shared_bytes, ghist::detail::lock_queue_offset(unqueued.shared_bytes) +
+                                         ghist::detail::lock_queue_bytes(threads, bytes));
       EXPECT_LE(queued.shared_bytes, dev.shared_per_block_optin);
     }
     const plan not_idempotent = ghist::make_plan(argmax(H, 1.0, false), dev);
