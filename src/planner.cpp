@@ -1162,7 +1162,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // 2026-12-03-h200-lock-queue-groups.txt): H = 49152 32 groups of 1536 bins (M = 4) 434 / 430, 16 of 3072
     // (M = 2) 416 / 418, 8 of 6144 414 / 417, 4 of 12288 (one block per SM) 427 / 429; H = 98304 32 of 3072 435 /
     // 431, 16 of 6144 412 / 409, 8 of 12288 387 / 389; H = 196608 32 of 6144 418 / 419, 16 of 12288 364 / 374;
-    // H = 393216 / 786432 keep their 32 / 64 groups of 12288 (384 / 401).
+    // H = 393216 / 786432 keep their 32 / 64 groups of 12288 (384 / 401). Measured for 8-byte values only: 4-byte
+    // lock-class values (twice the bins a block) take the same rule unmeasured.
     if (locked_groups && hot_reserve == 0 && o.counted_groups <= 0 && lock_queue_applies(p, o)) {
       constexpr i64 lock_queue_fewest_groups = 8;
       auto fits_one_block_with_queue = [&](i64 bins) {
