@@ -1031,6 +1031,11 @@ bool lock_queue_applies(const problem& p, const plan_overrides& o) {
   return o.lock_queue >= 0 && detail::lock_queue_takes(p.op_class, p.idempotent, p.value_bytes);
 }
 
+// A block's shared bytes with the lock queue of `threads` threads after its copies' `copies` bytes.
+std::size_t bytes_with_lock_queue(std::size_t copies, int threads, std::size_t value_bytes) {
+  return detail::lock_queue_offset(copies) + detail::lock_queue_bytes(threads, value_bytes);
+}
+
 void choose_lock_queue(const problem& p, const plan_overrides& o, const device_info& dev, std::size_t usable,
                        plan& pl) {
   pl.lock_queue = false;
@@ -1040,9 +1045,8 @@ void choose_lock_queue(const problem& p, const plan_overrides& o, const device_i
   // Two blocks per SM of detail::partition_block threads where the copies leave them, else one of twice the threads
   // (dispatch.cuh, second_pass_threads).
   const bool two_per_sm = pl.shared_bytes <= usable;
-  const std::size_t with_queue =
-      detail::lock_queue_offset(pl.shared_bytes) +
-      detail::lock_queue_bytes(two_per_sm ? detail::partition_block : 2 * detail::partition_block, p.value_bytes);
+  const std::size_t with_queue = bytes_with_lock_queue(
+      pl.shared_bytes, two_per_sm ? detail::partition_block : 2 * detail::partition_block, p.value_bytes);
   if (with_queue > (two_per_sm ? usable : dev.shared_per_block_optin)) return;
   pl.lock_queue = true;
   pl.shared_bytes = with_queue;
@@ -1166,15 +1170,14 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // lock-class values (twice the bins a block) take the same rule unmeasured.
     if (locked_groups && hot_reserve == 0 && o.counted_groups <= 0 && lock_queue_applies(p, o)) {
       constexpr i64 lock_queue_fewest_groups = 8;
-      auto fits_one_block_with_queue = [&](i64 bins) {
-        return detail::lock_queue_offset(shared_chunk_bytes(p, 1, bins)) +
-                   detail::lock_queue_bytes(2 * detail::partition_block, p.value_bytes) <=
-               dev.shared_per_block_optin;
-      };
       i64 groups = ceil_div(H, group_bins);
-      while (groups > lock_queue_fewest_groups &&
-             fits_one_block_with_queue(ceil_div(H, std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2})))))
-        groups = std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2}));
+      while (groups > lock_queue_fewest_groups) {
+        const i64 fewer = std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2}));
+        const std::size_t one_block = bytes_with_lock_queue(shared_chunk_bytes(p, 1, ceil_div(H, fewer)),
+                                                            2 * detail::partition_block, p.value_bytes);
+        if (one_block > dev.shared_per_block_optin) break;
+        groups = fewer;
+      }
       group_bins = ceil_div(H, groups);
     }
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
