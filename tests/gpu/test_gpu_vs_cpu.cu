@@ -940,6 +940,26 @@ TEST(GpuVsCpu, PartitionedLockClassTiles) {
       check_against_cpu<unpacked_argmax>(c);
     }
 }
+// 8 groups or fewer: the tile layout's pass 1 counts a group's inputs in 32 / groups counters (rank_tile's
+// spread: 32 for one group, 10 for three), the counted layout in one.
+// Group counts on both sides of 32 and of powers of two, both layouts, every distribution (one bin and sorted take
+// rank_tile's one-atomic paths), partial last tiles and inputs off the 16-byte boundary.
+template <class Op>
+void partitioned_few_groups() {
+  int k = 0;
+  for (const int groups : {1, 2, 3, 5, 8, 9, 15, 16, 17, 31, 32})
+    for (const int counted : {-1, 1})
+      for (distribution d : all_distributions) {
+        test_case c{d, (1 << 20) + 8195, 12289, ghist::strategy::partitioned,
+                    (k % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+        c.offset = k++ % 3;
+        c.counted = counted;
+        c.groups = groups;
+        check_against_cpu<Op>(c);
+      }
+}
+TEST(GpuVsCpu, PartitionedFewGroupsCount) { partitioned_few_groups<ghist::plus<std::uint32_t>>(); }
+TEST(GpuVsCpu, PartitionedFewGroupsLockClass) { partitioned_few_groups<unpacked_argmax>(); }
 // (32-bit cas takes warp-private groups below 32 x 4096 bins, from there the dense second pass.)
 TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 98307}); }
 // The tile layout's workspace for n test elements in `groups` groups of H bins without the rows of a group's blocks:

@@ -160,6 +160,13 @@ __device__ __forceinline__ void prefetch_tile(const In* input, std::int64_t tile
 /// ATOMS.) Pass 1 is bound by instruction issue, so whole tiles are compiled without the per-input bounds checks.
 /// KeepLocalBins: local[j] is also input j's bin within its group (for the counted layout's 16-bit records; the
 /// tile layout passes an array that the compiler then drops).
+/// `spread`: counters per group. Counter group * spread + lane % spread counts a lane's inputs of the group, and the
+/// slot holds the counter in place of the group, so that the caller's scan over groups * spread counters places each
+/// counter's inputs inside its group's run (the order within a group's run is free). For few groups, whose adds
+/// would fall on few words: H200, seed 000's argmax H = 49152, pass 1 takes 183 us in 8 groups against 142 in 32
+/// (and 145 in 16 of H = 196608); 4 counters per group gave 176, so same-word adds are only a small part of that
+/// gap (not found yet). (Ranking with one vote per bit of the group in place of the adds, one add per group and
+/// warp, took 220 us in 8 groups and 246 in 16.)
 /// load_tile and rank_tile are the two halves, for a caller that loads the next tile while it writes this one.
 template <bool Whole, class In>
 __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_tile, In (&x)[partition_items]) {
@@ -172,11 +179,12 @@ __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_
 
 template <bool Whole, bool KeepLocalBins, class In, class BinFn>
 __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::int64_t num_bins,
-                                          const group_divider& group_of, unsigned* counts,
+                                          const group_divider& group_of, int spread, unsigned* counts,
                                           const In (&x)[partition_items], int (&slot)[partition_items],
                                           unsigned (&local)[partition_items]) {
   constexpr bool whole = Whole;
   const int lane = threadIdx.x % 32;
+  const int own_counter = lane % spread;  // added to group * spread
 #pragma unroll
   for (int j = 0; j < partition_items; ++j) {
     const int i = j * partition_block + threadIdx.x;
@@ -198,12 +206,13 @@ __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::in
 #pragma unroll
   for (int j = 0; j < partition_items; ++j) same = same && slot[j] == first;
   if (__all_sync(0xffffffffu, same)) {
+    const int counter = first * spread;
     unsigned base = 0;
-    if (lane == 0) base = atomicAdd(&counts[first], 32u * partition_items);
+    if (lane == 0) base = atomicAdd(&counts[counter], 32u * partition_items);
     base = __shfl_sync(0xffffffffu, base, 0) + lane;
 #pragma unroll
     for (int j = 0; j < partition_items; ++j)
-      slot[j] = (first << partition_rank_bits) | static_cast<int>(base + 32u * j);
+      slot[j] = (counter << partition_rank_bits) | static_cast<int>(base + 32u * j);
   } else if (__popc(__ballot_sync(0xffffffffu, slot[0] == first)) > 8) {
     // Skewed input (a hot group, Zipf): lanes in lane 0's group take their ranks with one atomic per load, the
     // others one each; otherwise the hot group's counter would take most of a warp's atomics one by one.
@@ -212,30 +221,33 @@ __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::in
       const int lead = __shfl_sync(0xffffffffu, slot[j], 0);
       const unsigned with_lead = __ballot_sync(0xffffffffu, slot[j] == lead);
       unsigned base = 0;
-      if (lane == 0 && lead >= 0) base = atomicAdd(&counts[lead], static_cast<unsigned>(__popc(with_lead)));
+      if (lane == 0 && lead >= 0) base = atomicAdd(&counts[lead * spread], static_cast<unsigned>(__popc(with_lead)));
       base = __shfl_sync(0xffffffffu, base, 0);
       if (slot[j] >= 0) {
+        const int counter = slot[j] == lead ? lead * spread : slot[j] * spread + own_counter;
         const unsigned rank = slot[j] == lead ? base + __popc(with_lead & ((1u << lane) - 1u))
-                                              : atomicAdd(&counts[slot[j]], 1u);
-        slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(rank);
+                                              : atomicAdd(&counts[counter], 1u);
+        slot[j] = (counter << partition_rank_bits) | static_cast<int>(rank);
       }
     }
   } else {
 #pragma unroll
     for (int j = 0; j < partition_items; ++j)
-      if (slot[j] >= 0)
-        slot[j] = (slot[j] << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[slot[j]], 1u));
+      if (slot[j] >= 0) {
+        const int counter = slot[j] * spread + own_counter;
+        slot[j] = (counter << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[counter], 1u));
+      }
   }
 }
 
 template <bool Whole, bool KeepLocalBins = false, class In, class BinFn>
 __device__ __forceinline__ void load_and_rank_tile(const In* tile_input, std::int64_t in_tile, BinFn f,
                                                    std::int64_t num_bins, const group_divider& group_of,
-                                                   unsigned* counts, In (&x)[partition_items],
+                                                   int spread, unsigned* counts, In (&x)[partition_items],
                                                    int (&slot)[partition_items],
                                                    unsigned (&local)[partition_items]) {
   load_tile<Whole>(tile_input, in_tile, x);
-  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, counts, x, slot, local);
+  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
 }
 
 /// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice). For 4-byte inputs
@@ -256,8 +268,13 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   unsigned* counts = reinterpret_cast<unsigned*>(shared_bytes + partition_shared_bytes<In, Record>() -
                                                  (2 * max_partition_groups + 1 + partition_block / 32) *
                                                      sizeof(unsigned));
-  unsigned* starts = counts + max_partition_groups;            // groups + 1
+  unsigned* starts = counts + max_partition_groups;            // counters + 1
   unsigned* warp_sums = starts + max_partition_groups + 1;     // partition_block / 32
+  // Counters per group (rank_tile): 8 groups or fewer get 32 / groups each, so that a warp's and the SM's adds fall
+  // on ~32 words, as with 32 groups. (H200, ncu, pass 1 of seed 000's argmax H = 49152 in 8 groups: 183 -> 176 us;
+  // HDW H = 196608 in 16 groups with 2 each: 143 -> 148 us, so not there.)
+  const int spread = groups <= 8 ? 32 / groups : 1;
+  const int counters = groups * spread;  // <= max_partition_groups
   const std::int64_t tiles = (n + partition_tile - 1) / partition_tile;
   auto tile_size = [&](std::int64_t t) { return n - t * partition_tile < partition_tile ? n - t * partition_tile : partition_tile; };
   if constexpr (pipelined)
@@ -266,7 +283,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   int parity = 0;
   for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, parity ^= 1) {
     const std::int64_t in_tile = tile_size(tile);
-    for (int g = threadIdx.x; g < groups; g += partition_block) counts[g] = 0;
+    for (int c = threadIdx.x; c < counters; c += partition_block) counts[c] = 0;
     if constexpr (pipelined) {
       // The other buffer was last read before the previous tile's final barrier: start the next tile's copy there.
       const std::int64_t next = tile + gridDim.x;
@@ -280,15 +297,18 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     unsigned local[partition_items];
     const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
     if (in_tile == partition_tile)
-      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, counts, x, slot, local);
+      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
     else
-      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, counts, x, slot, local);
+      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
     __syncthreads();
-    block_exclusive_scan(counts, starts, groups, warp_sums);
+    block_exclusive_scan(counts, starts, counters, warp_sums);
     __syncthreads();
-    for (int g = threadIdx.x; g <= groups; g += partition_block) offsets[std::int64_t{g} * slice_tiles + tile] = starts[g];
-    for (int g = threadIdx.x; g < groups; g += partition_block)
-      if (counts[g] != 0) atomicAdd(&totals[g], static_cast<unsigned long long>(counts[g]));
+    for (int g = threadIdx.x; g <= groups; g += partition_block)
+      offsets[std::int64_t{g} * slice_tiles + tile] = starts[g * spread];
+    for (int g = threadIdx.x; g < groups; g += partition_block) {
+      const unsigned in_group = starts[(g + 1) * spread] - starts[g * spread];
+      if (in_group != 0) atomicAdd(&totals[g], static_cast<unsigned long long>(in_group));
+    }
 #pragma unroll
     for (int j = 0; j < partition_items; ++j) {
       if (slot[j] < 0) continue;
@@ -297,7 +317,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
       else to = x[j];
     }
     __syncthreads();
-    const int kept = static_cast<int>(starts[groups]);
+    const int kept = static_cast<int>(starts[counters]);
     Record* out = records + tile * partition_tile;
     int copied = 0;
     if constexpr (pipelined || local_bins) {  // whole 16-byte vectors (records and staging are 16-byte aligned)
