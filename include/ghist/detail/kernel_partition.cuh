@@ -163,10 +163,10 @@ __device__ __forceinline__ void prefetch_tile(const In* input, std::int64_t tile
 /// `spread`: counters per group. Counter group * spread + lane % spread counts a lane's inputs of the group, and the
 /// slot holds the counter in place of the group, so that the caller's scan over groups * spread counters places each
 /// counter's inputs inside its group's run (the order within a group's run is free). For few groups, whose adds
-/// would fall on few words: H200, seed 000's argmax H = 49152, pass 1 takes 183 us in 8 groups against 142 in 32
-/// (and 145 in 16 of H = 196608); 4 counters per group gave 176, so same-word adds are only a small part of that
-/// gap (not found yet). (Ranking with one vote per bit of the group in place of the adds, one add per group and
-/// warp, took 220 us in 8 groups and 246 in 16.)
+/// would fall on few words: H200, seed 000's argmax H = 49152, pass 1 took 183 us in 8 groups against 142 in 32;
+/// 4 counters per group gave 176 (the rest of the gap was the skewed branch, see `hot_lanes` below: with both,
+/// 147). (Ranking with one vote per bit of the group in place of the adds, one add per group and warp, took 220 us
+/// in 8 groups and 246 in 16.)
 /// load_tile and rank_tile are the two halves, for a caller that loads the next tile while it writes this one.
 template <bool Whole, class In>
 __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_tile, In (&x)[partition_items]) {
@@ -179,8 +179,9 @@ __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_
 
 template <bool Whole, bool KeepLocalBins, class In, class BinFn>
 __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::int64_t num_bins,
-                                          const group_divider& group_of, int spread, unsigned* counts,
-                                          const In (&x)[partition_items], int (&slot)[partition_items],
+                                          const group_divider& group_of, int spread, int hot_lanes,
+                                          unsigned* counts, const In (&x)[partition_items],
+                                          int (&slot)[partition_items],
                                           unsigned (&local)[partition_items]) {
   constexpr bool whole = Whole;
   const int lane = threadIdx.x % 32;
@@ -213,9 +214,12 @@ __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::in
 #pragma unroll
     for (int j = 0; j < partition_items; ++j)
       slot[j] = (counter << partition_rank_bits) | static_cast<int>(base + 32u * j);
-  } else if (__popc(__ballot_sync(0xffffffffu, slot[0] == first)) > 8) {
+  } else if (__popc(__ballot_sync(0xffffffffu, slot[0] == first)) > hot_lanes) {
     // Skewed input (a hot group, Zipf): lanes in lane 0's group take their ranks with one atomic per load, the
     // others one each; otherwise the hot group's counter would take most of a warp's atomics one by one.
+    // This branch waits for lane 0's atomic at every load (the plain one below issues all 16 before it waits), so
+    // a warp that takes it holds up its block at the barrier after the ranking: `hot_lanes` keeps uniform input
+    // out of it (partition_hot_group_lanes).
 #pragma unroll
     for (int j = 0; j < partition_items; ++j) {
       const int lead = __shfl_sync(0xffffffffu, slot[j], 0);
@@ -243,11 +247,12 @@ __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::in
 template <bool Whole, bool KeepLocalBins = false, class In, class BinFn>
 __device__ __forceinline__ void load_and_rank_tile(const In* tile_input, std::int64_t in_tile, BinFn f,
                                                    std::int64_t num_bins, const group_divider& group_of,
-                                                   int spread, unsigned* counts, In (&x)[partition_items],
+                                                   int spread, int hot_lanes, unsigned* counts,
+                                                   In (&x)[partition_items],
                                                    int (&slot)[partition_items],
                                                    unsigned (&local)[partition_items]) {
   load_tile<Whole>(tile_input, in_tile, x);
-  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
+  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x, slot, local);
 }
 
 /// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice). For 4-byte inputs
@@ -275,6 +280,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   // HDW H = 196608 in 16 groups with 2 each: 143 -> 148 us, so not there.)
   const int spread = groups <= 8 ? 32 / groups : 1;
   const int counters = groups * spread;  // <= max_partition_groups
+  const int hot_lanes = partition_hot_group_lanes(groups);
   const std::int64_t tiles = (n + partition_tile - 1) / partition_tile;
   auto tile_size = [&](std::int64_t t) { return n - t * partition_tile < partition_tile ? n - t * partition_tile : partition_tile; };
   if constexpr (pipelined)
@@ -297,9 +303,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     unsigned local[partition_items];
     const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
     if (in_tile == partition_tile)
-      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
+      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x,
+                                           slot, local);
     else
-      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, counts, x, slot, local);
+      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x,
+                                            slot, local);
     __syncthreads();
     block_exclusive_scan(counts, starts, counters, warp_sums);
     __syncthreads();

@@ -118,6 +118,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   static_assert(!Direct || !std::is_same_v<Record, In>, "direct writes are for local-bin records");
   constexpr bool local_bins = !std::is_same_v<Record, In>;
   constexpr int per = records_per_sector<Record>;
+  const int hot_lanes = partition_hot_group_lanes(groups);
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Record* staging = reinterpret_cast<Record*>(shared_bytes);  // the tile ordered by group
   Record* heads = staging + partition_tile;                 // sector_buffers: per records per group
@@ -229,9 +230,9 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     int slot[partition_items];
     unsigned local[partition_items];
     if (in_tile == partition_tile)
-      rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, 1, counts, x, slot, local);
+      rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, x, slot, local);
     else
-      rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, 1, counts, x, slot, local);
+      rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, x, slot, local);
     if constexpr (Direct) {
       load(tile + 1);  // the records are the local bins, in registers
       write_direct(slot, local);

@@ -31,6 +31,13 @@ inline constexpr int partition_rank_bits = 13;     ///< a rank within a tile's g
 static_assert(partition_block * partition_items <= (1 << partition_rank_bits), "ranks fit their bits");
 static_assert(max_counted_groups <= (1 << (31 - partition_rank_bits)), "group and rank fit an int");
 inline constexpr std::int64_t partition_slice_tiles = 8192;  ///< 64M inputs per slice
+/// Pass 1 takes a warp's ranks through its skewed-input branch (rank_tile) when more than this many of its 32 lanes
+/// fall in lane 0's group. Uniform input puts 1 + Binomial(31, 1 / groups) lanes there: with 8 above that (the
+/// rule before) 3.3% of the warps of a tile in 8 groups took the branch, and their blocks waited on them at the next
+/// barrier (H200, ncu of pass 1 in 8 groups: 18% of the warps' samples at that barrier, against 2% in 32 groups).
+/// 8 + 32 / groups puts it 2.7 (2-4 groups) to 4 (8 groups) and more standard deviations above the uniform count,
+/// and at 8 or more groups leaves it 8-12 lanes for a hot group of skewed input, as before.
+GHIST_HD constexpr int partition_hot_group_lanes(int groups) { return 8 + 32 / (groups > 0 ? groups : 1); }
 
 /// The passes' occupancy (launch bounds). Pass 1 at 3 blocks per SM spills (40 registers), at 2 it does not (64):
 /// H100, HDW H = 196608, 32 groups, ncu --clock-control none: 221 us with 3, 206 us with 2.
