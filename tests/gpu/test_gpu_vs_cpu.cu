@@ -960,6 +960,25 @@ void partitioned_few_groups() {
 }
 TEST(GpuVsCpu, PartitionedFewGroupsCount) { partitioned_few_groups<ghist::plus<std::uint32_t>>(); }
 TEST(GpuVsCpu, PartitionedFewGroupsLockClass) { partitioned_few_groups<unpacked_argmax>(); }
+// The compare-and-swap class's tile layout: its second pass's warps take tiles by ticket (group_histogram_kernel),
+// one tile a ticket where a group's runs are long (few groups, one bin), up to 32 where they are short (300 groups
+// of 1001 bins), 4- and 8-byte values, every distribution, both modes, inputs off the 16-byte boundary. The slice
+// loop (its tickets zeroed per slice): PartitionedPlan.
+template <class Op>
+void partitioned_tickets() {
+  int k = 0;
+  for (const int groups : {1, 3, 8, 32, 100, 300})
+    for (distribution d : all_distributions) {
+      test_case c{d, (1 << 20) + 8195, groups <= 32 ? 12289 : 300007, ghist::strategy::partitioned,
+                  (k % 2 == 0) ? ghist::mode::overwrite : ghist::mode::accumulate};
+      c.offset = k++ % 3;
+      c.counted = -1;
+      c.groups = groups;
+      check_against_cpu<Op>(c);
+    }
+}
+TEST(GpuVsCpu, PartitionedTicketsCompareAndSwap) { partitioned_tickets<saturating_add24>(); }
+TEST(GpuVsCpu, PartitionedTicketsPackedArgmax) { partitioned_tickets<packed_argmax>(); }
 // (32-bit cas takes warp-private groups below 32 x 4096 bins, from there the dense second pass.)
 TEST(GpuVsCpu, PartitionedWarpPrivateCompareAndSwap) { partitioned_warp_private<saturating_add24>({24579, 98307}); }
 // The tile layout's workspace for n test elements in `groups` groups of H bins without the rows of a group's blocks:
@@ -1196,6 +1215,11 @@ TEST(GpuVsCpu, PartitionedPlan) {
     for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
       check_against_cpu<ghist::plus<std::uint32_t>>(
           {distribution::uniform, (std::int64_t{1} << 26) + 12345, H, ghist::strategy::partitioned, how});
+  // The compare-and-swap class there (the tile layout, tiles by ticket, zeroed for each slice).
+  check_against_cpu<saturating_add24>({distribution::uniform, (std::int64_t{1} << 26) + 12345, 1 << 20,
+                                       ghist::strategy::partitioned, ghist::mode::accumulate});
+  check_against_cpu<packed_argmax>({distribution::zipf, (std::int64_t{1} << 26) + 12345, 1 << 20,
+                                    ghist::strategy::partitioned, ghist::mode::overwrite});
   // One group of 300007 bins (a power of two: 524288) cannot fit shared memory: an error, not a wrong answer.
   ghist::options opts;
   opts.overrides.kind = ghist::strategy::partitioned;

@@ -575,7 +575,7 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
     launch_after_prior(scan_group_counts_kernel<>, static_cast<unsigned>((groups + 7) / 8), 256, 0, stream, table,
                        groups, ranges, totals, padded ? unsigned{records_per_sector<Record>} : 1u);
     launch_after_prior(assign_group_blocks_kernel<>, 1, partition_block, 0, stream, totals, groups, pl.grid, starts,
-                       overwrite ? 1u : 0u, record_starts, false);
+                       overwrite ? 1u : 0u, record_starts, false, static_cast<unsigned*>(nullptr));
     if (overwrite && !ring) {  // the ring kernel zeroes them itself
       fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
     }
@@ -637,6 +637,17 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
     auto* offsets = reinterpret_cast<unsigned*>(base + l.offsets);
     auto* totals = reinterpret_cast<unsigned long long*>(base + l.totals);
     auto* starts = reinterpret_cast<unsigned*>(base + l.starts);
+    // The second pass takes its tiles by ticket (group_histogram_kernel) for the compare-and-swap class. Lent H200,
+    // 2026-12-04, N = 50M, same run, told RF 1 unless said, fixed shares -> tickets, us
+    // (bench/results/2026-12-04-h200-second-pass-tickets.txt, section 5c): the packed argmax H = 49152 / 196608 /
+    // 786432 / 1572864 407.6 / 408.5 / 398.8 / 418.0 -> 357.4 / 354.5 / 347.4 / 384.3, one bin 196608 / 786432
+    // 355.7 / 345.9 -> 323.1 / 312.9, warp-private groups at RF 63 433.7 / 412.6 -> 349.4 / 341.2 (196608 /
+    // 786432); the saturating add 196608 / 786432 / 1572864 327.9 / 337.7 / 355.9 -> 303.0 / 308.0 / 324.0, one bin
+    // 362.8 / 365.0 -> 339.6 / 342.5 (196608 / 786432), Zipf(1.1) 786432 553.7 -> 483.6. Not the others (section
+    // 5a): int32 counts (16-bit records in short runs) 226.2 / 233.8 / 234.7 -> 241.2 / 242.2 / 255.5 at H = 196608
+    // / 786432 / 1572864 (with ~4096 records a ticket 241.3 / 243.3 / 248.3), the lock class with its queue -1% to
+    // +4%.
+    auto* tickets = atomic_class_of<Op> == atomic_class::cas ? reinterpret_cast<unsigned*>(base + l.tickets) : nullptr;
     int* locks = with_locks ? reinterpret_cast<int*>(base + l.locks) : nullptr;
     T* rows = pl.merge_rows ? reinterpret_cast<T*>(base + l.rows) : nullptr;
     if (with_locks)
@@ -698,14 +709,15 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       // ones (H100, H = 16777216 in 289 one-block groups: see bench/NOTES.md, twenty-sixth session).
       const bool fill_last_wave = tile_groups_write_dest<In, Record> && rows == nullptr && !with_locks;
       assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
-                                                                       overwrite ? 1u : 0u, nullptr, fill_last_wave);
+                                                                       overwrite ? 1u : 0u, nullptr, fill_last_wave,
+                                                                       tickets);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (overwrite) {
         fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
       }
       histogram<<<(fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads, pl.shared_bytes, stream>>>(
-          records, offsets, l.slice_tiles, tiles, starts, groups, src.f, op, dest, locks, rows, num_bins, group_of,
-          pl.M, overwrite, pl.hot_slots);
+          records, offsets, l.slice_tiles, tiles, starts, groups, tickets, totals, src.f, op, dest, locks, rows,
+          num_bins, group_of, pl.M, overwrite, pl.hot_slots);
       GHIST_CUDA_CHECK(cudaGetLastError());
       if (rows != nullptr) {
         merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(

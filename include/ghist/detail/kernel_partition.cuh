@@ -346,19 +346,23 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
 /// `fill_last_wave` (budget = the second pass's resident blocks): when the blocks run in more than one wave and
 /// the last is partly empty, the groups whose blocks all fall in it get m times their blocks, m = budget / (its
 /// blocks), so that the last wave runs budget short blocks instead of a few long ones. At most 2 budget + groups
-/// blocks then. (A template only so that the header can define it in every translation unit.)
+/// blocks then. `tickets` (the tile layout): zeroed, groups words, the second pass's next tile of each group
+/// (group_histogram_kernel). (A template only so that the header can define it in every translation unit.)
 template <class Total = unsigned long long>
 __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(const Total* totals,
                                                                               int groups, int budget,
                                                                               unsigned* starts,
                                                                               unsigned min_blocks = 0,
                                                                               unsigned* record_starts = nullptr,
-                                                                              bool fill_last_wave = false) {
+                                                                              bool fill_last_wave = false,
+                                                                              unsigned* tickets = nullptr) {
   __shared__ unsigned long long partial[partition_block / 32];
   __shared__ unsigned blocks[max_counted_groups];
   __shared__ unsigned warp_sums[partition_block / 32];
   __shared__ unsigned tail_start;
   wait_for_prior_kernels();
+  if (tickets != nullptr)
+    for (int g = threadIdx.x; g < groups; g += partition_block) tickets[g] = 0;
   unsigned long long sum = 0;
   for (int g = threadIdx.x; g < groups; g += partition_block) sum += totals[g];
 #pragma unroll
@@ -771,17 +775,17 @@ __device__ __forceinline__ std::int64_t group_length(int g, const group_divider&
 template <class In, class Record>
 inline constexpr bool tile_groups_write_dest = !std::is_same_v<Record, In>;
 
-/// The short-run walk of group_histogram_kernel for 16-bit records: the warp's 32 runs, lane l's starting at
-/// record `first` of the slice and `length` <= 32 * Rounds records long, InFlight runs at a time with Rounds loads per
-/// lane and run, all issued before any is used. Each lane computes its own run's start once, in 32 bits (a slice
+/// The short-run walk of group_histogram_kernel for 16-bit records: the warp's `count` (<= 32) runs, lane l's
+/// starting at record `first` of the slice and `length` <= 32 * Rounds records long (0 for l >= count), InFlight runs
+/// at a time with Rounds loads per lane and run, all issued before any is used. Each lane computes its own run's start once, in 32 bits (a slice
 /// holds fewer than 2^32 records), and the warp reads it with one shuffle per run.
 static_assert(partition_slice_tiles * partition_tile <= (std::int64_t{1} << 32), "a slice's records fit 32 bits");
 template <int Rounds, int InFlight, class Record, class Acc>
 __device__ __forceinline__ void count_short_runs(const Record* records, unsigned first, unsigned length, int lane,
-                                                 Acc& acc) {
+                                                 Acc& acc, int count) {
   const unsigned my = static_cast<unsigned>(lane);
 #pragma unroll 1
-  for (int l0 = 0; l0 < 32; l0 += InFlight) {
+  for (int l0 = 0; l0 < count; l0 += InFlight) {
     Record x[InFlight][Rounds] = {};
     unsigned length_of[InFlight];
 #pragma unroll
@@ -800,9 +804,16 @@ __device__ __forceinline__ void count_short_runs(const Record* records, unsigned
   }
 }
 
-/// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1]) over tiles k, k + K,
-/// k + 2K, ... of the slice's `tiles` tiles (k = b - starts[g], K = the group's blocks), each warp taking 32 tiles
-/// at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
+/// The second pass's records per ticket (group_histogram_kernel): a ticket is as many consecutive tiles as hold about
+/// this many records of the group (its records in the slice over the slice's tiles; at most 32, a lane's each), or
+/// where a tile holds more, a part of one tile's run (at most max_ticket_parts parts).
+inline constexpr unsigned long long tile_ticket_records = 1024;
+inline constexpr unsigned max_ticket_parts = 16;
+
+/// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1], k = b - starts[g] of the
+/// group's K blocks) over the slice's `tiles` tiles: with `tickets` (zeroed before; totals[g]: the group's records
+/// in the slice), the tiles its warps take from tickets[g], a few consecutive ones a ticket; without, tiles k,
+/// k + K, k + 2K, ..., each warp taking 32 at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
 /// only block writes all its bins (groups without records given one block each). Threads: the block's
 /// (second_pass_threads). QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the
 /// warp's queue after the copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
@@ -812,6 +823,8 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
                                                                           std::int64_t slice_tiles,
                                                                           std::int64_t tiles,
                                                                           const unsigned* starts, int groups,
+                                                                          unsigned* tickets,
+                                                                          const unsigned long long* totals,
                                                                           BinFn f, Op op,
                                                                           typename Op::value_type* dest,
                                                                           int* dest_locks,
@@ -869,16 +882,59 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
   };
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  // This block's tiles are k + K * j; warp w takes j = w, w + warps, ... (so that a block with few tiles still
-  // spreads them over its warps), 32 at a time: lane l holds the offsets of tile j = (j0 + l) * warps + w.
-  auto tile_of = [&](std::int64_t j) { return k + K * (j * warps + warp); };
+  // The warp's tiles, up to 32 at a time: walk_tiles(t0, step, count, part, parts), lane l < count holding tile
+  // t0 + l * step, of whose run the walk takes part `part` of `parts` equal parts.
+  // With tickets, the group's tiles go to its warps through one counter, `grab` consecutive tiles or a part of one
+  // tile's run a ticket (tile_ticket_records), so a warp that runs faster takes more; each warp asks for its next
+  // ticket while it walks the current one. Why: with fixed shares, the second of two blocks on an SM at times ran
+  // on for up to twice the first's time (per-block clocks, lent H200, 2026-12-04: the packed argmax told RF 1,
+  // H = 49152 in 4 groups, blocks of 142 us, on some SMs the second 262-290 us; the pass 155 or 208-240 us from
+  // launch to launch, 159 with tickets). Parts of a run: a whole tile a ticket left one bin (every record in one
+  // group, ~1.4 tiles a warp) 4-6% slower than fixed shares. dispatch.cuh gives tickets to the compare-and-swap
+  // class (its measurements there).
+  // Without, block k's tiles are k + K * j and warp w takes j = w, w + warps, ... (so that a block with few tiles
+  // still spreads them over its warps), 32 at a time.
+  auto for_each_batch = [&](auto&& walk_tiles) {
+    if (tickets == nullptr) {
+      const std::int64_t step = K * warps;
+      for (std::int64_t t0 = k + K * warp; t0 < tiles; t0 += 32 * step) {
+        const std::int64_t left = (tiles - t0 + step - 1) / step;
+        walk_tiles(t0, step, static_cast<int>(left < 32 ? left : 32), 0u, 1u);
+      }
+      return;
+    }
+    const unsigned long long mean_run = totals[g] / static_cast<unsigned long long>(tiles);
+    unsigned grab = 1, parts = 1;  // tiles a ticket; parts of a tile's run
+    if (mean_run * 32 <= tile_ticket_records) grab = 32;
+    else if (mean_run < tile_ticket_records) grab = static_cast<unsigned>((tile_ticket_records + mean_run - 1) / mean_run);
+    else parts = static_cast<unsigned>(mean_run / tile_ticket_records < max_ticket_parts ? mean_run / tile_ticket_records
+                                                                                         : max_ticket_parts);
+    const unsigned taken = static_cast<unsigned>(tiles) * parts;  // tickets past this one find nothing
+    unsigned ticket = 0;
+    if (lane == 0) ticket = atomicAdd(tickets + g, grab);
+    for (;;) {
+      const unsigned v = __shfl_sync(0xffffffffu, ticket, 0);
+      if (v >= taken) break;
+      if (lane == 0) ticket = atomicAdd(tickets + g, grab);  // the next one, in flight during this one's walk
+      const std::int64_t t0 = v / parts;
+      walk_tiles(t0, std::int64_t{1}, static_cast<int>(tiles - t0 < grab ? tiles - t0 : grab), v % parts, parts);
+    }
+  };
+  // A lane's run [begin, end) cut to its part (for_each_batch).
+  auto cut_to_part = [](unsigned& begin, unsigned& end, unsigned part, unsigned parts) {
+    if (parts < 2) return;
+    const unsigned length = end - begin;
+    end = begin + length * (part + 1) / parts;
+    begin += length * part / parts;
+  };
   // visit_one(record): the update of the walk for input records without warp-private or locked copies.
   auto walk = [&](auto&& visit_one) {
-    for (std::int64_t j0 = 0; tile_of(j0) < tiles; j0 += 32) {
-      const std::int64_t tile = tile_of(j0 + lane);
-      const bool has_tile = tile < tiles;
-      const unsigned begin = has_tile ? first[tile] : 0u;
-      const unsigned end = has_tile ? next[tile] : 0u;
+    for_each_batch([&](std::int64_t t0, std::int64_t step, int count, unsigned part, unsigned parts) {
+      const std::int64_t tile = t0 + lane * step;
+      const bool has_tile = lane < count;
+      unsigned begin = has_tile ? first[tile] : 0u;
+      unsigned end = has_tile ? next[tile] : 0u;
+      cut_to_part(begin, end, part, parts);
       if constexpr (!WarpPrivate && !std::is_same_v<Record, In>) {
         // 16-bit records of unit increments, runs of at most 64 records (many groups: H = 16M in 289 groups has ~28
         // records a run, and the longest of a warp's 32 often more than 32): count_short_runs, eight runs in flight
@@ -892,16 +948,16 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
         const unsigned longest = __reduce_max_sync(0xffffffffu, end - begin);
         if (longest <= 64u) {
           const unsigned first = static_cast<unsigned>(tile) * static_cast<unsigned>(partition_tile) + begin;
-          if (longest <= 32u) count_short_runs<1, 8>(records, first, end - begin, lane, acc);
-          else count_short_runs<2, 4>(records, first, end - begin, lane, acc);
-          continue;
+          if (longest <= 32u) count_short_runs<1, 8>(records, first, end - begin, lane, acc, count);
+          else count_short_runs<2, 4>(records, first, end - begin, lane, acc, count);
+          return;
         }
       }
       // Runs are short (tens of records), so a warp loads the first two rounds of `unroll` runs before using any:
       // one memory latency per `unroll` runs instead of one per run and round.
       // Dense instances take one run at a time: four runs' loads in flight spill there.
       constexpr int unroll = dense ? 1 : 4, rounds = 2;
-      for (int l0 = 0; l0 < 32; l0 += unroll) {
+      for (int l0 = 0; l0 < count; l0 += unroll) {
         unsigned b0[unroll], e0[unroll];
         const Record* run[unroll];
         Record x[unroll][rounds];
@@ -909,7 +965,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
         for (int u = 0; u < unroll; ++u) {
           b0[u] = __shfl_sync(0xffffffffu, begin, l0 + u);
           e0[u] = __shfl_sync(0xffffffffu, end, l0 + u);
-          run[u] = records + tile_of(j0 + l0 + u) * partition_tile;
+          run[u] = records + (t0 + (l0 + u) * step) * partition_tile;
 #pragma unroll
           for (int r = 0; r < rounds; ++r)
             if (b0[u] + lane + 32 * r < e0[u]) x[u][r] = run[u][b0[u] + lane + 32 * r];
@@ -954,22 +1010,22 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
           }
         }
       }
-    }
+    });
   };
-  // The blocks with hot bins: a compact walk, each warp over its 32 tiles' runs one at a time, two records a lane in
+  // The blocks with hot bins: a compact walk, each warp over its ticket's runs one at a time, two records a lane in
   // flight. The walk above (four runs' first rounds in flight, then four loads a step, each with its update inlined)
   // left this kernel bound by instruction fetch once the hot bins' updates were in it (ncu: 64% of the stall samples
   // on no instruction, 12.6 of 32 lanes active; Zipf(1.1), H = 786432, lent H200, 2026-12-02).
   [[maybe_unused]] auto walk_compact = [&](auto&& visit_one) {
-    for (std::int64_t j0 = 0; tile_of(j0) < tiles; j0 += 32) {
-      const std::int64_t tile = tile_of(j0 + lane);
-      const bool has_tile = tile < tiles;
-      const unsigned begin = has_tile ? first[tile] : 0u;
-      const unsigned end = has_tile ? next[tile] : 0u;
+    for_each_batch([&](std::int64_t t0, std::int64_t step, int count, unsigned part, unsigned parts) {
+      const bool has_tile = lane < count;
+      unsigned begin = has_tile ? first[t0 + lane * step] : 0u;
+      unsigned end = has_tile ? next[t0 + lane * step] : 0u;
+      cut_to_part(begin, end, part, parts);
 #pragma unroll 1
-      for (int l = 0; l < 32; ++l) {
+      for (int l = 0; l < count; ++l) {
         const unsigned b = __shfl_sync(0xffffffffu, begin, l), e = __shfl_sync(0xffffffffu, end, l);
-        const Record* run = records + tile_of(j0 + l) * partition_tile;
+        const Record* run = records + (t0 + l * step) * partition_tile;
 #pragma unroll 1
         for (unsigned i = b + lane; i < e; i += 64) {
           const bool second = i + 32 < e;
@@ -980,7 +1036,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
           if (second) visit_one(x1);
         }
       }
-    }
+    });
   };
   auto plain = [&](const Record& r) { acc.visit_record(r); };
   if constexpr (hot_capable) {

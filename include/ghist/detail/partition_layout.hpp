@@ -76,6 +76,7 @@ struct partition_layout {
   std::int64_t slice_tiles = 0;
   std::size_t records = 0, offsets = 0, totals = 0, starts = 0, locks = 0, rows = 0, bytes = 0;
   std::size_t record_starts = 0;  ///< the counted layout's first record of each group (groups + 1)
+  std::size_t tickets = 0;        ///< the tile layout's next tile of each group for its second pass (groups)
 };
 
 inline std::size_t partition_align(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -97,7 +98,8 @@ inline partition_layout make_partition_layout(std::int64_t n, int groups, std::s
   l.offsets = partition_align(tiles * static_cast<std::size_t>(partition_tile) * record_bytes);
   l.totals = l.offsets + partition_align((g + 1) * tiles * sizeof(std::uint32_t));
   l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
-  l.locks = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.tickets = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.locks = l.tickets + partition_align(g * sizeof(std::uint32_t));
   l.rows = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
   l.bytes = l.rows + partition_align(rows_bytes);
   return l;
@@ -121,6 +123,7 @@ inline partition_layout make_counted_partition_layout(std::int64_t n, int groups
   l.totals = l.offsets + partition_align(g * static_cast<std::size_t>(ranges) * sizeof(std::uint32_t));
   l.starts = l.totals + partition_align(g * sizeof(unsigned long long));
   l.record_starts = l.starts + partition_align((g + 1) * sizeof(std::uint32_t));
+  l.tickets = 0;  // its second pass takes no tickets
   l.locks = l.record_starts + partition_align((g + 1) * sizeof(std::uint32_t));
   l.rows = l.locks + (with_locks ? partition_align(static_cast<std::size_t>(num_bins) * sizeof(int)) : 0);
   l.bytes = l.rows + partition_align(rows_bytes);
