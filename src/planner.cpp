@@ -1180,6 +1180,27 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
       }
       group_bins = ceil_div(H, groups);
     }
+    // The 64-bit compare-and-swap class's idempotent operators told a race factor below 8 (idempotent_wide_cas_told_
+    // low_rf: seed 000's packed argmax): fewer groups the same way, halving their count while a group of twice the
+    // bins still fits one block per SM, down to wide_cas_fewest_groups. Its second pass skips the swaps that would
+    // change nothing (detail/deferred_cas.cuh), which more inputs per bin make the most of, and with tiles by ticket
+    // (group_histogram_kernel) the larger groups' blocks no longer wait on one another. Lent H200, 2026-12-04, N =
+    // 50M uniform, told RF 1, same run, two rounds, us (bench/results/2026-12-04-h200-second-pass-tickets.txt,
+    // section 7): H = 49152 32 groups (M = 8) 364.6, 16 350.2, 8 (M = 2) 341.6, 4 348.9; H = 196608 32 groups
+    // 362.7, 16 345.0, 8 (one block per SM) 338.4; H = 393216 32 groups 359.5, 16 (one block per SM) 344.7. (The
+    // 32-bit saturating add at 196608 in 8 groups: 0.968x, not taken.) With the rule, same run (section 8): 49152 /
+    // 196608 / 393216 354.1 / 357.6 / 356.1 -> 340.3 / 333.3 / 338.7; Zipf(1.1) told RF 1 at 196608 480.1 -> 353.1;
+    // an unknown RF and RF 63 unchanged. Measured on the H200 only.
+    if (idempotent_wide_cas_told_low_rf(p) && hot_reserve == 0 && o.counted_groups <= 0) {
+      constexpr i64 wide_cas_fewest_groups = 8;
+      i64 groups = ceil_div(H, group_bins);
+      while (groups > wide_cas_fewest_groups) {
+        const i64 fewer = std::max(wide_cas_fewest_groups, ceil_div(groups, i64{2}));
+        if (shared_chunk_bytes(p, 1, ceil_div(H, fewer)) > dev.shared_per_block_optin) break;
+        groups = fewer;
+      }
+      group_bins = ceil_div(H, groups);
+    }
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
     if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);
     // hdw, one-block groups more than half as many as the SMs: each group gets one second-pass block (a share of

@@ -2198,3 +2198,40 @@ TEST(PlannerH100, LockQueueForIdempotentPartitionedGroups) {
   ask.lock_queue = 2;
   EXPECT_THROW(ghist::make_plan(argmax(49152, 1.0, true), dev, ask), ghist::error);
 }
+
+TEST(PlannerH100, WideIdempotentCasFewerPartitionedGroups) {
+  // The 64-bit compare-and-swap class's idempotent operators told a race factor below 8 (seed 000's packed argmax):
+  // partitioned groups halved while twice the bins fit one block per SM, down to 8. Not an operator that does not
+  // say it is idempotent, nor 4-byte values, nor an unknown race factor.
+  const device_info dev = device_info::h100_sxm();
+  auto packed = [](std::int64_t H, double rf, bool idempotent, std::size_t bytes = 8) {
+    problem p = small_problem(paper_n, H, atomic_class::cas, bytes);
+    p.record_bytes = 4;
+    p.race_factor = rf;
+    p.idempotent = idempotent;
+    return p;
+  };
+  struct expected {
+    std::int64_t H;
+    int S, M, grid;
+  };
+  // 49152: 8 groups of 6144 bins, two copies (98304 bytes) for two blocks per SM; 196608: 8 of 24576 bins, one
+  // block per SM; 393216: 16 of 24576; 786432 keeps its 32 groups of 24576 (16 would not fit one block).
+  for (const expected e : {expected{49152, 8, 2, 264}, expected{196608, 8, 1, 132}, expected{393216, 16, 1, 132},
+                           expected{786432, 32, 1, 132}}) {
+    SCOPED_TRACE(e.H);
+    const plan pl = ghist::make_plan(packed(e.H, 1.0, true), dev);
+    ASSERT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
+    EXPECT_EQ(pl.S, e.S) << pl.to_string();
+    EXPECT_EQ(pl.M, e.M) << pl.to_string();
+    EXPECT_EQ(pl.grid, e.grid) << pl.to_string();
+    EXPECT_FALSE(pl.counted_groups) << pl.to_string();
+    const plan not_idempotent = ghist::make_plan(packed(e.H, 1.0, false), dev);
+    if (not_idempotent.kind == ghist::strategy::partitioned)
+      EXPECT_EQ(not_idempotent.S, 32) << not_idempotent.to_string();
+  }
+  const plan unknown_rf = ghist::make_plan(packed(196608, 0.0, true), dev);
+  if (unknown_rf.kind == ghist::strategy::partitioned) EXPECT_GT(unknown_rf.S, 8) << unknown_rf.to_string();
+  const plan narrow = ghist::make_plan(packed(196608, 1.0, true, 4), dev);
+  if (narrow.kind == ghist::strategy::partitioned) EXPECT_EQ(narrow.S, 32) << narrow.to_string();
+}
