@@ -482,7 +482,8 @@ __global__ void __launch_bounds__(fill_group_threads) fill_shared_groups_kernel(
 
 /// The input of group_histogram_kernel's hot-bin sample (hot_bin_slots::choose reads its `n` and the bin of
 /// `at(i)`): up to 32 records from each of the block's first n / 32 tiles (k, k + K, ...: a tile's run of the group
-/// from its start), so that a group of short runs is sampled as fully as one of long runs. A tile past the slice's
+/// from its start; with tickets the block then walks other tiles, the sample standing for the group's), so that a
+/// group of short runs is sampled as fully as one of long runs. A tile past the slice's
 /// end or a run shorter than 32 leaves the rest of its share as bin -1 (outside the group: not counted).
 /// With one run only (the block's first tile), seed 000's saturating add on Zipf(1.1) over 1572864 bins in 63 groups
 /// (runs of ~80 records in most groups) took 3039 us a call against 589 with 16 tiles (lent H200, 2026-12-02).
@@ -813,8 +814,8 @@ inline constexpr unsigned max_ticket_parts = 16;
 /// Pass 2 of the tile layout: block b histograms group g (starts[g] <= b < starts[g + 1], k = b - starts[g] of the
 /// group's K blocks) over the slice's `tiles` tiles: with `tickets` (zeroed before; totals[g]: the group's records
 /// in the slice), the tiles its warps take from tickets[g], a few consecutive ones a ticket; without, tiles k,
-/// k + K, k + 2K, ..., each warp taking 32 at a time. slice_tiles is the row length of the offsets table. `overwrite` (tile_groups_write_dest): a group's
-/// only block writes all its bins (groups without records given one block each). Threads: the block's
+/// k + K, k + 2K, ..., each warp taking 32 at a time. slice_tiles is the row length of the offsets table.
+/// `overwrite` (tile_groups_write_dest): a group's only block writes all its bins (groups without records given one block each). Threads: the block's
 /// (second_pass_threads). QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the
 /// warp's queue after the copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
 template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block,
