@@ -1168,8 +1168,12 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // 431, 16 of 6144 412 / 409, 8 of 12288 387 / 389; H = 196608 32 of 6144 418 / 419, 16 of 12288 364 / 374;
     // H = 393216 / 786432 keep their 32 / 64 groups of 12288 (384 / 401). Measured for 8-byte values only: 4-byte
     // lock-class values (twice the bins a block) take the same rule unmeasured.
+    // Down to 4 groups since pass 1 ranks few groups as fast as 32 (kernel_partition.cuh, rank_tile's `spread` and
+    // partition_hot_group_lanes): the same argmax at H = 49152, 8 -> 4 groups, 0.953 (2026-12-04-h200-second-pass-
+    // tickets.txt, section 7) and 0.945 (2026-12-04-h200-cas-xcg-fewer-groups.txt, section 1) in same-run A/Bs;
+    // with the rule, same run (section 3): 379.2 -> 359.7 us, RF 63 264.2 -> 259.8.
     if (locked_groups && hot_reserve == 0 && o.counted_groups <= 0 && lock_queue_applies(p, o)) {
-      constexpr i64 lock_queue_fewest_groups = 8;
+      constexpr i64 lock_queue_fewest_groups = 4;
       i64 groups = ceil_div(H, group_bins);
       while (groups > lock_queue_fewest_groups) {
         const i64 fewer = std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2}));
@@ -1197,6 +1201,25 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
       while (groups > wide_cas_fewest_groups) {
         const i64 fewer = std::max(wide_cas_fewest_groups, ceil_div(groups, i64{2}));
         if (shared_chunk_bytes(p, 1, ceil_div(H, fewer)) > dev.shared_per_block_optin) break;
+        groups = fewer;
+      }
+      group_bins = ceil_div(H, groups);
+    }
+    // The 32-bit compare-and-swap class told a race factor below 8 (seed 000's saturating add): fewer groups while
+    // a group of twice the bins still leaves two blocks per SM, down to 8 (H = 196608 32 -> 8 groups, 393216 32 ->
+    // 16; from 786432 on, twice the bins would take one block per SM, and 16 groups there were 1.013x). Lent H200,
+    // 2026-12-04, N = 50M uniform, told RF 1, same run, two rounds, us (2026-12-04-h200-cas-xcg-fewer-groups.txt,
+    // section 1): H = 196608 32 groups 307.1, 16 300.1, 8 297.9; H = 393216 32 310.1, 16 302.0, 8 (one block per
+    // SM) 322.5; H = 786432 32 313.2, 16 317.2; 64 groups 1.03-1.08x at every H. With the rule, same run
+    // (section 3): 196608 306.0 -> 294.1, 393216 308.0 -> 304.7; RF 63 and an unknown RF unchanged. Measured at
+    // RF 1 only.
+    if (p.op_class == atomic_class::cas && p.value_bytes <= 4 && p.race_factor > 0 && p.race_factor < 8 &&
+        hot_reserve == 0 && o.counted_groups <= 0 && two_fit) {
+      constexpr i64 narrow_cas_fewest_groups = 8;
+      i64 groups = ceil_div(H, group_bins);
+      while (groups > narrow_cas_fewest_groups) {
+        const i64 fewer = std::max(narrow_cas_fewest_groups, ceil_div(groups, i64{2}));
+        if (ceil_div(H, fewer) > two_per_sm) break;
         groups = fewer;
       }
       group_bins = ceil_div(H, groups);

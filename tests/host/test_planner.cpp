@@ -1086,7 +1086,9 @@ TEST(PlannerH100, Partitioned) {
 
   problem cas = paper_problem(atomic_class::cas, 196608);
   cas.record_bytes = 4;
-  pl = ghist::make_plan(cas, dev, forced);
+  problem cas_rf8 = cas;  // (told RF < 8 it takes fewer, larger groups: NarrowCasFewerPartitionedGroups)
+  cas_rf8.race_factor = 8;
+  pl = ghist::make_plan(cas_rf8, dev, forced);
   EXPECT_EQ(pl.H_chk, 6144);
   EXPECT_EQ(pl.M, 4);  // 4 copies of 24 KiB fit the 113 KiB share of one of 2 blocks per SM; 8 do not
   EXPECT_EQ(pl.shared_bytes, 4u * 6144u * 4u);
@@ -2160,9 +2162,9 @@ TEST(PlannerH100, LockQueueForIdempotentPartitionedGroups) {
       EXPECT_FALSE(plain.lock_queue) << plain.to_string();
       EXPECT_FALSE(plain.counted_groups) << plain.to_string();
       // Fewer groups with the queue: halved from the plain plan's while twice the bins fit one block per SM with
-      // the queue, down to 8 (8-byte argmax: 49152 32 -> 8, 196608 32 -> 16; 786432 keeps 64 groups of 12288).
+      // the queue, down to 4 (8-byte argmax: 49152 32 -> 4, 196608 32 -> 16; 786432 keeps 64 groups of 12288).
       EXPECT_LE(queued.S, plain.S) << queued.to_string() << " / " << plain.to_string();
-      if (bytes == 8) EXPECT_EQ(queued.S, H == 49152 ? 8 : H == 196608 ? 16 : 64) << queued.to_string();
+      if (bytes == 8) EXPECT_EQ(queued.S, H == 49152 ? 4 : H == 196608 ? 16 : 64) << queued.to_string();
       // The same groups without the queue: the queue's bytes after the copies (a block of partition_block threads
       // where two blocks share the SM, else twice that), within the device's limit.
       plan_overrides same_groups = never;
@@ -2199,10 +2201,25 @@ TEST(PlannerH100, LockQueueForIdempotentPartitionedGroups) {
   EXPECT_THROW(ghist::make_plan(argmax(49152, 1.0, true), dev, ask), ghist::error);
 }
 
+namespace {
+// A partitioned plan in the tile layout of S groups, M copies of a group and `grid` second-pass blocks.
+struct partitioned_shape {
+  std::int64_t H;
+  int S, M, grid;
+};
+void expect_tile_layout_shape(const plan& pl, const partitioned_shape& e) {
+  ASSERT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
+  EXPECT_EQ(pl.S, e.S) << pl.to_string();
+  EXPECT_EQ(pl.M, e.M) << pl.to_string();
+  EXPECT_EQ(pl.grid, e.grid) << pl.to_string();
+  EXPECT_FALSE(pl.counted_groups) << pl.to_string();
+}
+}  // namespace
+
 TEST(PlannerH100, WideIdempotentCasFewerPartitionedGroups) {
   // The 64-bit compare-and-swap class's idempotent operators told a race factor below 8 (seed 000's packed argmax):
   // partitioned groups halved while twice the bins fit one block per SM, down to 8. Not an operator that does not
-  // say it is idempotent, nor 4-byte values, nor an unknown race factor.
+  // say it is idempotent, nor an unknown race factor (4-byte values: NarrowCasFewerPartitionedGroups).
   const device_info dev = device_info::h100_sxm();
   auto packed = [](std::int64_t H, double rf, bool idempotent, std::size_t bytes = 8) {
     problem p = small_problem(paper_n, H, atomic_class::cas, bytes);
@@ -2211,27 +2228,44 @@ TEST(PlannerH100, WideIdempotentCasFewerPartitionedGroups) {
     p.idempotent = idempotent;
     return p;
   };
-  struct expected {
-    std::int64_t H;
-    int S, M, grid;
-  };
   // 49152: 8 groups of 6144 bins, two copies (98304 bytes) for two blocks per SM; 196608: 8 of 24576 bins, one
   // block per SM; 393216: 16 of 24576; 786432 keeps its 32 groups of 24576 (16 would not fit one block).
-  for (const expected e : {expected{49152, 8, 2, 264}, expected{196608, 8, 1, 132}, expected{393216, 16, 1, 132},
-                           expected{786432, 32, 1, 132}}) {
+  for (const partitioned_shape e : {partitioned_shape{49152, 8, 2, 264}, partitioned_shape{196608, 8, 1, 132},
+                                    partitioned_shape{393216, 16, 1, 132}, partitioned_shape{786432, 32, 1, 132}}) {
     SCOPED_TRACE(e.H);
-    const plan pl = ghist::make_plan(packed(e.H, 1.0, true), dev);
-    ASSERT_EQ(pl.kind, ghist::strategy::partitioned) << pl.to_string();
-    EXPECT_EQ(pl.S, e.S) << pl.to_string();
-    EXPECT_EQ(pl.M, e.M) << pl.to_string();
-    EXPECT_EQ(pl.grid, e.grid) << pl.to_string();
-    EXPECT_FALSE(pl.counted_groups) << pl.to_string();
+    expect_tile_layout_shape(ghist::make_plan(packed(e.H, 1.0, true), dev), e);
     const plan not_idempotent = ghist::make_plan(packed(e.H, 1.0, false), dev);
     if (not_idempotent.kind == ghist::strategy::partitioned)
       EXPECT_EQ(not_idempotent.S, 32) << not_idempotent.to_string();
   }
   const plan unknown_rf = ghist::make_plan(packed(196608, 0.0, true), dev);
   if (unknown_rf.kind == ghist::strategy::partitioned) EXPECT_GT(unknown_rf.S, 8) << unknown_rf.to_string();
-  const plan narrow = ghist::make_plan(packed(196608, 1.0, true, 4), dev);
-  if (narrow.kind == ghist::strategy::partitioned) EXPECT_EQ(narrow.S, 32) << narrow.to_string();
+}
+
+TEST(PlannerH100, NarrowCasFewerPartitionedGroups) {
+  // The 32-bit compare-and-swap class told a race factor below 8 (seed 000's saturating add): partitioned groups
+  // halved while twice the bins still leave two blocks per SM, down to 8. Not with the race factor unknown or 8 and
+  // above, nor 64-bit values that do not say they are idempotent.
+  const device_info dev = device_info::h100_sxm();
+  auto saturating = [](std::int64_t H, double rf, std::size_t bytes = 4) {
+    problem p = small_problem(paper_n, H, atomic_class::cas, bytes);
+    p.record_bytes = 4;
+    p.race_factor = rf;
+    return p;
+  };
+  // 196608: 8 groups of 24576 bins (98304 bytes, two blocks per SM); 393216: 16 of 24576; 786432 keeps 32 of 24576
+  // (16 would take one block per SM); 1572864 keeps its 32 one-block groups of 49152.
+  for (const partitioned_shape e : {partitioned_shape{196608, 8, 1, 264}, partitioned_shape{393216, 16, 1, 264},
+                                    partitioned_shape{786432, 32, 1, 264}, partitioned_shape{1572864, 32, 1, 132}}) {
+    SCOPED_TRACE(e.H);
+    const plan pl = ghist::make_plan(saturating(e.H, 1.0), dev);
+    expect_tile_layout_shape(pl, e);
+    EXPECT_EQ(pl.S * pl.H_chk, e.H) << pl.to_string();
+  }
+  for (double rf : {0.0, 8.0, 63.0}) {
+    const plan other = ghist::make_plan(saturating(196608, rf), dev);
+    if (other.kind == ghist::strategy::partitioned) EXPECT_GT(other.S, 8) << "RF " << rf << ": " << other.to_string();
+  }
+  const plan wide = ghist::make_plan(saturating(196608, 1.0, 8), dev);
+  if (wide.kind == ghist::strategy::partitioned) EXPECT_EQ(wide.S, 32) << "8 bytes, not idempotent: " << wide.to_string();
 }
