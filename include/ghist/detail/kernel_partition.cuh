@@ -979,11 +979,12 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
             for (int r = 0; r < rounds; ++r)
               if (b0[u] + 32 * r < e0[u]) visit_locked(b0[u] + lane + 32 * r < e0[u], x[u][r]);
             constexpr int loads = 4;
-            for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32) {
+            const Record* at = run[u] + (b0[u] + lane + 32 * rounds);  // see the walk below
+            for (unsigned i0 = b0[u] + 32 * rounds; i0 < e0[u]; i0 += loads * 32, at += loads * 32) {
               In y[loads];
 #pragma unroll
               for (int q = 0; q < loads; ++q)
-                if (i0 + lane + 32 * q < e0[u]) y[q] = run[u][i0 + lane + 32 * q];
+                if (i0 + lane + 32 * q < e0[u]) y[q] = at[32 * q];
 #pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i0 + 32 * q < e0[u]) visit_locked(i0 + lane + 32 * q < e0[u], y[q]);
@@ -998,12 +999,16 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
             // The rest of long runs (a group's share of a tile is ~256 records at 32 groups; skewed input: a whole
             // tile), four loads in flight at a time (H100, H = 196608, 64 groups: 142 us; 8 loads 160 us, 16 loads
             // 239 us: the guarded loads cost more instructions than the latency they hide).
+            // One pointer a lane that steps with i, so that the four loads take immediate offsets from it: indexing
+            // the run's start anew made each load a 64-bit address computation with the records' pointer reloaded
+            // (six instructions a load in the dense instances, whose 32 registers keep nothing between steps).
             constexpr int loads = 4;
-            for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32) {
+            const Record* at = run[u] + (b0[u] + lane + 32 * rounds);
+            for (unsigned i = b0[u] + lane + 32 * rounds; i < e0[u]; i += loads * 32, at += loads * 32) {
               Record y[loads];
 #pragma unroll
               for (int q = 0; q < loads; ++q)
-                if (i + 32 * q < e0[u]) y[q] = run[u][i + 32 * q];
+                if (i + 32 * q < e0[u]) y[q] = at[32 * q];
 #pragma unroll
               for (int q = 0; q < loads; ++q)
                 if (i + 32 * q < e0[u]) visit_one(y[q]);
