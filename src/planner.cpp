@@ -1157,6 +1157,17 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
       while (count < fewest) count *= 2;
       group_bins = ceil_div(H, count);
     }
+    // The rules below that take fewer, larger groups: halve the group count (to no fewer than `fewest`) while a
+    // group of the bins that gives still `fits`, then size the groups for that count.
+    auto halve_groups_while = [&](i64 fewest, auto fits) {
+      i64 groups = ceil_div(H, group_bins);
+      while (groups > fewest) {
+        const i64 fewer = std::max(fewest, ceil_div(groups, i64{2}));
+        if (!fits(ceil_div(H, fewer))) break;
+        groups = fewer;
+      }
+      group_bins = ceil_div(H, groups);
+    };
     // The idempotent lock class with the lock queue (choose_lock_queue, the tile layout): fewer groups, halving
     // their count while a group of twice the bins still fits one block per SM with the queue of its 1024 threads,
     // down to lock_queue_fewest_groups. Such a second pass skips most updates (the shortcut before the lock, then
@@ -1174,15 +1185,10 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // with the rule, same run (section 3): 379.2 -> 359.7 us, RF 63 264.2 -> 259.8.
     if (locked_groups && hot_reserve == 0 && o.counted_groups <= 0 && lock_queue_applies(p, o)) {
       constexpr i64 lock_queue_fewest_groups = 4;
-      i64 groups = ceil_div(H, group_bins);
-      while (groups > lock_queue_fewest_groups) {
-        const i64 fewer = std::max(lock_queue_fewest_groups, ceil_div(groups, i64{2}));
-        const std::size_t one_block = bytes_with_lock_queue(shared_chunk_bytes(p, 1, ceil_div(H, fewer)),
-                                                            2 * detail::partition_block, p.value_bytes);
-        if (one_block > dev.shared_per_block_optin) break;
-        groups = fewer;
-      }
-      group_bins = ceil_div(H, groups);
+      halve_groups_while(lock_queue_fewest_groups, [&](i64 bins) {
+        return bytes_with_lock_queue(shared_chunk_bytes(p, 1, bins), 2 * detail::partition_block, p.value_bytes) <=
+               dev.shared_per_block_optin;
+      });
     }
     // The 64-bit compare-and-swap class's idempotent operators told a race factor below 8 (idempotent_wide_cas_told_
     // low_rf: seed 000's packed argmax): fewer groups the same way, halving their count while a group of twice the
@@ -1197,13 +1203,8 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     // an unknown RF and RF 63 unchanged. Measured on the H200 only.
     if (idempotent_wide_cas_told_low_rf(p) && hot_reserve == 0 && o.counted_groups <= 0) {
       constexpr i64 wide_cas_fewest_groups = 8;
-      i64 groups = ceil_div(H, group_bins);
-      while (groups > wide_cas_fewest_groups) {
-        const i64 fewer = std::max(wide_cas_fewest_groups, ceil_div(groups, i64{2}));
-        if (shared_chunk_bytes(p, 1, ceil_div(H, fewer)) > dev.shared_per_block_optin) break;
-        groups = fewer;
-      }
-      group_bins = ceil_div(H, groups);
+      halve_groups_while(wide_cas_fewest_groups,
+                         [&](i64 bins) { return shared_chunk_bytes(p, 1, bins) <= dev.shared_per_block_optin; });
     }
     // The 32-bit compare-and-swap class told a race factor below 8 (seed 000's saturating add): fewer groups while
     // a group of twice the bins still leaves two blocks per SM, down to 8 (H = 196608 32 -> 8 groups, 393216 32 ->
@@ -1216,13 +1217,7 @@ bool partition_plan(const problem& p, const device_info& dev, const plan_overrid
     if (p.op_class == atomic_class::cas && p.value_bytes <= 4 && p.race_factor > 0 && p.race_factor < 8 &&
         hot_reserve == 0 && o.counted_groups <= 0 && two_fit) {
       constexpr i64 narrow_cas_fewest_groups = 8;
-      i64 groups = ceil_div(H, group_bins);
-      while (groups > narrow_cas_fewest_groups) {
-        const i64 fewer = std::max(narrow_cas_fewest_groups, ceil_div(groups, i64{2}));
-        if (ceil_div(H, fewer) > two_per_sm) break;
-        groups = fewer;
-      }
-      group_bins = ceil_div(H, groups);
+      halve_groups_while(narrow_cas_fewest_groups, [&](i64 bins) { return bins <= two_per_sm; });
     }
     // Unit increments keep a 16-bit bin per input as the record (detail::partition_record_bytes).
     if (p.unit_increments) group_bins = std::min(group_bins, detail::max_local_bin_group);
