@@ -8,7 +8,8 @@
 // Not part of the build:
 // Results: bench/results/2026-11-27-h100-hdw-merge-bound.txt (264 x 12288 atomics 7.8 us alone; clusters save at most
 // 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics; "64-bit pairs" two bins per atomic (added
-// 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt).
+// 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt); "bulk xP" Hopper's bulk reduction of the copy in
+// P parts (added 2026-12-07).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o merge_atomics_probe bench/experiments/merge_atomics_probe.cu
 #include <algorithm>
 #include <cstdint>
@@ -47,6 +48,26 @@ __global__ void __launch_bounds__(1024) paired_merge(unsigned* dest, int H) {
     atomicAdd(&pairs[p], (static_cast<unsigned long long>(copy[2 * p + 1]) << 32) | copy[2 * p]);
 }
 
+/// Hopper's bulk reduction (cp.reduce.async.bulk ... .add.u32): the copy goes to the L2 as whole lines, added there,
+/// in place of H single-word atomics. `parts` lanes of warp 0 each issue one contiguous part (H * 4 / parts bytes, a
+/// multiple of 16). The block waits until the engine has read its shared memory before it leaves.
+__global__ void __launch_bounds__(1024) bulk_merge(unsigned* dest, int H, int parts) {
+  extern __shared__ __align__(16) unsigned copy[];
+  for (int b = threadIdx.x; b < H; b += blockDim.x) copy[b] = copy_value(blockIdx.x, b);
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // this thread's writes, seen by the bulk engine
+  __syncthreads();
+  if (threadIdx.x < parts) {
+    const unsigned bytes = static_cast<unsigned>(H) * 4u / static_cast<unsigned>(parts);
+    const unsigned offset = bytes * threadIdx.x;
+    const unsigned src = static_cast<unsigned>(__cvta_generic_to_shared(copy)) + offset;
+    unsigned char* to = reinterpret_cast<unsigned char*>(dest) + offset;
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%0], [%1], %2;"
+                 :: "l"(to), "r"(src), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  }
+}
+
 __global__ void __launch_bounds__(1024) cluster_merge(unsigned* dest, int H) {
   extern __shared__ unsigned copy[];
   cg::cluster_group cluster = cg::this_cluster();
@@ -77,9 +98,14 @@ int main() {
     std::vector<unsigned> want(H, 0);
     for (int blk = 0; blk < G; ++blk)
       for (int b = 0; b < H; ++b) want[b] += (static_cast<unsigned>(blk) * 7 + b) % 5 + 1;
-    for (int C : {0, 1, -1, 2, 4, 8}) {
+    for (int C : {0, 1, -1, -2, -8, -32, 2, 4, 8}) {
       if (C > 1 && G % C) continue;
       auto launch = [&] {
+        if (C <= -2) {  // bulk reductions in -C parts
+          CK(cudaFuncSetAttribute(bulk_merge, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+          bulk_merge<<<G, 1024, shared>>>(dest, H, -C);
+          return;
+        }
         if (C == -1) {
           CK(cudaFuncSetAttribute(paired_merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(shared)));
@@ -114,7 +140,11 @@ int main() {
       const bool ok = C == 0 ? true : got == want;
       const double us = event_median_us([&] { CK(cudaMemset(dest, 0, shared)); }, launch);
       const std::string name =
-          C == 0 ? "fill only" : C == 1 ? "atomics" : C == -1 ? "64-bit pairs" : "cluster " + std::to_string(C);
+          C == 0    ? "fill only"
+          : C == 1  ? "atomics"
+          : C == -1 ? "64-bit pairs"
+          : C <= -2 ? "bulk x" + std::to_string(-C)
+                    : "cluster " + std::to_string(C);
       std::printf("H %6d  %-12s %7.2f us  %s\n", H, name.c_str(), us, ok ? "ok" : "WRONG");
     }
   }
