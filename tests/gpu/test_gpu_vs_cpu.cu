@@ -41,6 +41,8 @@ struct test_case {
   int hot_split = 0;  ///< overrides.hot_split (the heavy hitters of a call without a race factor); 0 = planner decides
   int seed_launch = 0;  ///< overrides.seed_launch (idempotent operators: a seed launch first); 0 = planner decides
   int lock_queue = 0;   ///< overrides.lock_queue (idempotent lock class: queued locked updates); 0 = planner decides
+  std::int64_t dest_offset = 0;  ///< the destination starts this many bins into its allocation (off 16 bytes)
+  int copies = 0;                ///< overrides.M (copies per block in shared memory); 0 = planner decides
 };
 
 std::string describe(const test_case& c, std::uint64_t seed) {
@@ -51,7 +53,8 @@ std::string describe(const test_case& c, std::uint64_t seed) {
     << " RF=" << c.race_factor << " block=" << c.block << " counted=" << c.counted << " offset=" << c.offset
     << " thread_private=" << c.thread_private << " hot_bins=" << c.hot_bins << " staged_input=" << c.staged_input
     << " dense=" << c.dense << " hashed=" << c.hashed << " stride=" << c.stride << " hot_split=" << c.hot_split
-    << " seed_launch=" << c.seed_launch << " lock_queue=" << c.lock_queue << " seed=" << seed;
+    << " seed_launch=" << c.seed_launch << " lock_queue=" << c.lock_queue << " dest_offset=" << c.dest_offset
+    << " copies=" << c.copies << " seed=" << seed;
   return s.str();
 }
 
@@ -87,7 +90,10 @@ void check_against_cpu(const test_case& c) {
                                     expected.data(), c.H, c.how, cpu_threads);
 
   device_buffer<std::uint64_t> d_elements(elements);
-  device_buffer<T> d_hist(initial);
+  std::vector<T> allocation(static_cast<std::size_t>(c.dest_offset), T{});
+  allocation.insert(allocation.end(), initial.begin(), initial.end());
+  device_buffer<T> d_allocation(allocation);
+  T* const d_hist = d_allocation.get() + c.dest_offset;
   ghist::options opts;
   opts.how = c.how;
   opts.overrides.kind = c.kind;
@@ -102,17 +108,21 @@ void check_against_cpu(const test_case& c) {
   opts.overrides.hot_split = c.hot_split;
   opts.overrides.seed_launch = c.seed_launch;
   opts.overrides.lock_queue = c.lock_queue;
+  opts.overrides.M = c.copies;
   opts.race_factor = c.race_factor;
   device_buffer<unsigned char> workspace(c.workspace_bytes);
   if (c.workspace_bytes > 0) opts.scratch = {workspace.get(), c.workspace_bytes};
   if (c.indexed)
     ghist::generalized_histogram_indexed_async(c.n - c.offset, indexed_update<Op>{d_elements.get() + c.offset}, Op{},
-                                               d_hist.get(), c.H, 0, opts);
+                                               d_hist, c.H, 0, opts);
   else
     ghist::generalized_histogram_async(d_elements.get() + c.offset, c.n - c.offset, element_to_update<Op>{}, Op{},
-                                       d_hist.get(), c.H, 0, opts);
+                                       d_hist, c.H, 0, opts);
   CUDA_OK(cudaDeviceSynchronize());
-  const std::vector<T> got = d_hist.download();
+  const std::vector<T> downloaded = d_allocation.download();
+  const std::vector<T> got(downloaded.begin() + c.dest_offset, downloaded.end());
+  for (std::int64_t b = 0; b < c.dest_offset; ++b)
+    EXPECT_TRUE(op_case<Op>::equal(downloaded[b], T{})) << "the call wrote before the destination";
 
   std::int64_t mismatches = 0;
   for (std::int64_t b = 0; b < c.H; ++b) {
@@ -155,6 +165,27 @@ void other_operator_grid() {
         for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
           check_against_cpu<Op>({d, n, H, ghist::strategy::automatic, how});
 }
+
+// A destination that starts off the 16-byte boundary (a caller's pointer into a larger array): one-pass shared plans
+// of integer sums with one copy or the planner's, bin counts that are and are not multiples of 4, dense and sparse
+// bins (seed 000's race factor 63), both modes; nothing before the destination is written.
+template <class Op>
+void destination_offset_cases() {
+  for (std::int64_t H : {5, 4096, 4099, 12288})
+    for (std::int64_t dest_offset : {1, 2})
+      for (distribution d : {distribution::uniform, distribution::one_bin})
+        for (int stride : {0, 63})
+          for (int copies : {0, 1})
+            for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate}) {
+              test_case c{d, (1 << 20) + 7, H, ghist::strategy::shared_memory, how};
+              c.dest_offset = dest_offset;
+              c.stride = stride;
+              c.copies = copies;
+              check_against_cpu<Op>(c);
+            }
+}
+TEST(GpuVsCpu, DestinationOffTheBoundaryUint32) { destination_offset_cases<ghist::plus<std::uint32_t>>(); }
+TEST(GpuVsCpu, DestinationOffTheBoundaryInt64) { destination_offset_cases<ghist::plus<std::int64_t>>(); }
 
 // ---- the three classes on every size and distribution (auto strategy) ----
 TEST(GpuVsCpu, HdwPlusUint32AllSizes) { full_grid<ghist::plus<std::uint32_t>>(); }

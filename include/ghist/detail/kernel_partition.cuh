@@ -167,6 +167,8 @@ __device__ __forceinline__ void prefetch_tile(const In* input, std::int64_t tile
 /// 4 counters per group gave 176 (the rest of the gap was the skewed branch, see `hot_lanes` below: with both,
 /// 147). (Ranking with one vote per bit of the group in place of the adds, one add per group and warp, took 220 us
 /// in 8 groups and 246 in 16.)
+/// `spare`: a shared word that nothing reads during the ranking (the callers' scan scratch, warp_sums), which takes
+/// the adds of dropped inputs (below).
 /// load_tile and rank_tile are the two halves, for a caller that loads the next tile while it writes this one.
 template <bool Whole, class In>
 __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_tile, In (&x)[partition_items]) {
@@ -180,7 +182,7 @@ __device__ __forceinline__ void load_tile(const In* tile_input, std::int64_t in_
 template <bool Whole, bool KeepLocalBins, class In, class BinFn>
 __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::int64_t num_bins,
                                           const group_divider& group_of, int spread, int hot_lanes,
-                                          unsigned* counts, const In (&x)[partition_items],
+                                          unsigned* counts, unsigned* spare, const In (&x)[partition_items],
                                           int (&slot)[partition_items],
                                           unsigned (&local)[partition_items]) {
   constexpr bool whole = Whole;
@@ -235,24 +237,31 @@ __device__ __forceinline__ void rank_tile(std::int64_t in_tile, BinFn f, std::in
       }
     }
   } else {
+    // Every load's add is issued, a dropped input's on `spare`, and only the slot's write depends on whether the
+    // input was kept, so that the adds need no branch each: with the add inside `if (kept)` ptxas gave each its own
+    // branch region and the warp waited for each round trip in turn; now 2-3 are in flight (SASS). Lent H100,
+    // same-run A/B: HDW RF 1 H = 196608..1572864 0.977-0.988 of the branchy ranks, the compare-and-swap and lock
+    // classes level (bench/results/2026-12-07-h100-pass1-ranks-bulk-merge.txt).
 #pragma unroll
-    for (int j = 0; j < partition_items; ++j)
-      if (slot[j] >= 0) {
-        const int counter = slot[j] * spread + own_counter;
-        slot[j] = (counter << partition_rank_bits) | static_cast<int>(atomicAdd(&counts[counter], 1u));
-      }
+    for (int j = 0; j < partition_items; ++j) {
+      const bool kept = slot[j] >= 0;
+      const int counter = slot[j] * spread + own_counter;
+      const unsigned rank = atomicAdd(kept ? counts + counter : spare, 1u);
+      if (kept) slot[j] = (counter << partition_rank_bits) | static_cast<int>(rank);
+    }
   }
 }
 
 template <bool Whole, bool KeepLocalBins = false, class In, class BinFn>
 __device__ __forceinline__ void load_and_rank_tile(const In* tile_input, std::int64_t in_tile, BinFn f,
                                                    std::int64_t num_bins, const group_divider& group_of,
-                                                   int spread, int hot_lanes, unsigned* counts,
+                                                   int spread, int hot_lanes, unsigned* counts, unsigned* spare,
                                                    In (&x)[partition_items],
                                                    int (&slot)[partition_items],
                                                    unsigned (&local)[partition_items]) {
   load_tile<Whole>(tile_input, in_tile, x);
-  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x, slot, local);
+  rank_tile<Whole, KeepLocalBins>(in_tile, f, num_bins, group_of, spread, hot_lanes, counts, spare, x, slot,
+                                  local);
 }
 
 /// Pass 1 over one slice of n inputs (tiles numbered from 0 within the slice). For 4-byte inputs
@@ -303,11 +312,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     unsigned local[partition_items];
     const In* tile_input = pipelined ? buffers + parity * partition_tile : input + tile * partition_tile;
     if (in_tile == partition_tile)
-      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x,
-                                           slot, local);
+      load_and_rank_tile<true, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts,
+                                           warp_sums, x, slot, local);
     else
-      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts, x,
-                                            slot, local);
+      load_and_rank_tile<false, local_bins>(tile_input, in_tile, f, num_bins, group_of, spread, hot_lanes, counts,
+                                            warp_sums, x, slot, local);
     __syncthreads();
     block_exclusive_scan(counts, starts, counters, warp_sums);
     __syncthreads();

@@ -230,9 +230,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
     int slot[partition_items];
     unsigned local[partition_items];
     if (in_tile == partition_tile)
-      rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, x, slot, local);
+      rank_tile<true, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, warp_sums, x, slot,
+                                    local);
     else
-      rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, x, slot, local);
+      rank_tile<false, local_bins>(in_tile, f, num_bins, group_of, 1, hot_lanes, counts, warp_sums, x, slot,
+                                    local);
     if constexpr (Direct) {
       load(tile + 1);  // the records are the local bins, in registers
       write_direct(slot, local);
