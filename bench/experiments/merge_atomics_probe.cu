@@ -8,8 +8,9 @@
 // Not part of the build:
 // Results: bench/results/2026-11-27-h100-hdw-merge-bound.txt (264 x 12288 atomics 7.8 us alone; clusters save at most
 // 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics; "64-bit pairs" two bins per atomic (added
-// 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt); "bulk xP" Hopper's bulk reduction of the copy in
-// P parts (added 2026-12-07).
+// 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt); "bulk xP" Hopper's bulk reduction of the
+// copy in P parts (added 2026-12-07); "cluster C ovl" the cluster fold with all C remote loads in flight (added
+// 2026-12-07, 62nd session, not yet measured).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o merge_atomics_probe bench/experiments/merge_atomics_probe.cu
 #include <algorithm>
 #include <cstdint>
@@ -84,6 +85,53 @@ __global__ void __launch_bounds__(1024) cluster_merge(unsigned* dest, int H) {
   cluster.sync();  // no block leaves while a peer may still read its copy
 }
 
+/// cluster_merge with every peer's load in flight at once: block r of C gathers 16-byte units of its share from all C
+/// copies (C loads issued before the first add), where cluster_merge's loop waits for each remote load in turn. Added
+/// 2026-12-07 (62nd session), not yet measured: whether a fold whose remote loads overlap makes clusters of 4-8 pay
+/// (264 x 12288 atomics 7.8 us; a cluster of 8 leaves 33 x 12288). H a multiple of 4 C (checked by the caller).
+template <int C>
+__global__ void __launch_bounds__(1024) cluster_merge_overlapped(unsigned* dest, int H) {
+  extern __shared__ uint4 units[];
+  unsigned* copy = reinterpret_cast<unsigned*>(units);
+  cg::cluster_group cluster = cg::this_cluster();
+  for (int b = threadIdx.x; b < H; b += blockDim.x) copy[b] = copy_value(blockIdx.x, b);
+  cluster.sync();  // every copy written before its peers read it
+  const int share = H / 4 / C, first = static_cast<int>(cluster.block_rank()) * share;
+  const uint4* peer[C];
+#pragma unroll
+  for (int k = 0; k < C; ++k) peer[k] = cluster.map_shared_rank(units, k);
+  for (int u = first + threadIdx.x; u < first + share; u += blockDim.x) {
+    uint4 v[C];
+#pragma unroll
+    for (int k = 0; k < C; ++k) v[k] = peer[k][u];
+    uint4 sum = v[0];
+#pragma unroll
+    for (int k = 1; k < C; ++k) sum.x += v[k].x, sum.y += v[k].y, sum.z += v[k].z, sum.w += v[k].w;
+    atomicAdd(&dest[4 * u], sum.x);
+    atomicAdd(&dest[4 * u + 1], sum.y);
+    atomicAdd(&dest[4 * u + 2], sum.z);
+    atomicAdd(&dest[4 * u + 3], sum.w);
+  }
+  cluster.sync();  // no block leaves while a peer may still read its copy
+}
+
+template <int C>
+void launch_cluster(void (*kernel)(unsigned*, int), int G, std::size_t shared, unsigned* dest, int H) {
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(G);
+  cfg.blockDim = dim3(1024);
+  cfg.dynamicSmemBytes = shared;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = C;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, kernel, dest, H));
+}
+
 int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -98,9 +146,13 @@ int main() {
     std::vector<unsigned> want(H, 0);
     for (int blk = 0; blk < G; ++blk)
       for (int b = 0; b < H; ++b) want[b] += (static_cast<unsigned>(blk) * 7 + b) % 5 + 1;
-    for (int C : {0, 1, -1, -2, -8, -32, 2, 4, 8}) {
-      if (C > 1 && G % C) continue;
+    for (int C : {0, 1, -1, -2, -8, -32, 2, 4, 8, 102, 104, 108}) {
+      if (C > 100 && (G % (C - 100) || H % (4 * (C - 100)))) continue;
+      if (C > 1 && C < 100 && G % C) continue;
       auto launch = [&] {
+        if (C == 102) return launch_cluster<2>(cluster_merge_overlapped<2>, G, shared, dest, H);
+        if (C == 104) return launch_cluster<4>(cluster_merge_overlapped<4>, G, shared, dest, H);
+        if (C == 108) return launch_cluster<8>(cluster_merge_overlapped<8>, G, shared, dest, H);
         if (C <= -2) {  // bulk reductions in -C parts
           CK(cudaFuncSetAttribute(bulk_merge, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
           bulk_merge<<<G, 1024, shared>>>(dest, H, -C);
@@ -117,20 +169,9 @@ int main() {
           plain_merge<<<G, 1024, shared>>>(dest, H, C == 1);
           return;
         }
-        CK(cudaFuncSetAttribute(cluster_merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(shared)));
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(G);
-        cfg.blockDim = dim3(1024);
-        cfg.dynamicSmemBytes = shared;
-        cudaLaunchAttribute attr{};
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = C;
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        CK(cudaLaunchKernelEx(&cfg, cluster_merge, dest, H));
+        if (C == 2) return launch_cluster<2>(cluster_merge, G, shared, dest, H);
+        if (C == 4) return launch_cluster<4>(cluster_merge, G, shared, dest, H);
+        launch_cluster<8>(cluster_merge, G, shared, dest, H);
       };
       CK(cudaMemset(dest, 0, shared));
       launch();
@@ -144,6 +185,7 @@ int main() {
           : C == 1  ? "atomics"
           : C == -1 ? "64-bit pairs"
           : C <= -2 ? "bulk x" + std::to_string(-C)
+          : C > 100 ? "cluster " + std::to_string(C - 100) + " ovl"
                     : "cluster " + std::to_string(C);
       std::printf("H %6d  %-12s %7.2f us  %s\n", H, name.c_str(), us, ok ? "ok" : "WRONG");
     }
