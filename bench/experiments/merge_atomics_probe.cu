@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(1024) cluster_merge_overlapped(unsigned* dest,
   cluster.sync();  // no block leaves while a peer may still read its copy
 }
 
-template <int C>
-void launch_cluster(void (*kernel)(unsigned*, int), int G, std::size_t shared, unsigned* dest, int H) {
+/// `kernel` in clusters of C blocks.
+void launch_cluster(void (*kernel)(unsigned*, int), int C, int G, std::size_t shared, unsigned* dest, int H) {
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(G);
@@ -150,9 +150,9 @@ int main() {
       if (C > 100 && (G % (C - 100) || H % (4 * (C - 100)))) continue;
       if (C > 1 && C < 100 && G % C) continue;
       auto launch = [&] {
-        if (C == 102) return launch_cluster<2>(cluster_merge_overlapped<2>, G, shared, dest, H);
-        if (C == 104) return launch_cluster<4>(cluster_merge_overlapped<4>, G, shared, dest, H);
-        if (C == 108) return launch_cluster<8>(cluster_merge_overlapped<8>, G, shared, dest, H);
+        if (C == 102) return launch_cluster(cluster_merge_overlapped<2>, 2, G, shared, dest, H);
+        if (C == 104) return launch_cluster(cluster_merge_overlapped<4>, 4, G, shared, dest, H);
+        if (C == 108) return launch_cluster(cluster_merge_overlapped<8>, 8, G, shared, dest, H);
         if (C <= -2) {  // bulk reductions in -C parts
           CK(cudaFuncSetAttribute(bulk_merge, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
           bulk_merge<<<G, 1024, shared>>>(dest, H, -C);
@@ -169,9 +169,7 @@ int main() {
           plain_merge<<<G, 1024, shared>>>(dest, H, C == 1);
           return;
         }
-        if (C == 2) return launch_cluster<2>(cluster_merge, G, shared, dest, H);
-        if (C == 4) return launch_cluster<4>(cluster_merge, G, shared, dest, H);
-        launch_cluster<8>(cluster_merge, G, shared, dest, H);
+        launch_cluster(cluster_merge, C, G, shared, dest, H);
       };
       CK(cudaMemset(dest, 0, shared));
       launch();
