@@ -10,7 +10,8 @@
 // 1.5 us). In the output C = 0 is the fill alone, C = 1 plain atomics; "64-bit pairs" two bins per atomic (added
 // 2026-11-28: no faster, bench/results/2026-11-28-h100-merge-pairs.txt); "bulk xP" Hopper's bulk reduction of the
 // copy in P parts (added 2026-12-07); "cluster C ovl" the cluster fold with all C remote loads in flight (added
-// 2026-12-07, 62nd session, not yet measured).
+// 2026-12-07: slower than the waiting fold at every H and C,
+// bench/results/2026-12-07-h100-merge-cluster-overlapped.txt).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o merge_atomics_probe bench/experiments/merge_atomics_probe.cu
 #include <algorithm>
 #include <cstdint>
