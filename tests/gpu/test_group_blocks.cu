@@ -1,0 +1,142 @@
+// assign_group_blocks_kernel (the partitioned strategy's second-pass blocks per group) on fresh random group totals:
+// uniform, Zipf-like, one hot group, with empty groups, against a host model. Where the groups' blocks can all run
+// at once, the kernel apportions them (Jefferson's method): at most `budget` blocks, and the busiest block's load
+// within 7% of the best any assignment of that many blocks allows (its candidates' spacing, ~2%, and its slack, 4%);
+// elsewhere it keeps the floors' rule exactly.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ghist/detail/cuda_check.hpp"
+#include "ghist/detail/kernel_partition.cuh"
+#include "test_support.cuh"
+
+namespace {
+
+using totals_t = std::vector<unsigned long long>;
+
+std::vector<unsigned> blocks_on_gpu(const totals_t& totals, int budget, unsigned min_blocks) {
+  const int groups = static_cast<int>(totals.size());
+  unsigned long long* d_totals = nullptr;
+  unsigned* d_starts = nullptr;
+  GHIST_CUDA_CHECK(cudaMalloc(&d_totals, totals.size() * sizeof(unsigned long long)));
+  GHIST_CUDA_CHECK(cudaMalloc(&d_starts, (totals.size() + 1) * sizeof(unsigned)));
+  GHIST_CUDA_CHECK(cudaMemcpy(d_totals, totals.data(), totals.size() * sizeof(unsigned long long),
+                              cudaMemcpyHostToDevice));
+  ghist::detail::assign_group_blocks_kernel<><<<1, ghist::detail::partition_block>>>(d_totals, groups, budget,
+                                                                                     d_starts, min_blocks);
+  GHIST_CUDA_CHECK(cudaGetLastError());
+  std::vector<unsigned> starts(totals.size() + 1);
+  GHIST_CUDA_CHECK(cudaMemcpy(starts.data(), d_starts, starts.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  GHIST_CUDA_CHECK(cudaFree(d_totals));
+  GHIST_CUDA_CHECK(cudaFree(d_starts));
+  std::vector<unsigned> blocks(totals.size());
+  for (int g = 0; g < groups; ++g) {
+    EXPECT_LE(starts[g], starts[g + 1]) << "starts must not decrease, group " << g;
+    blocks[g] = starts[g + 1] - starts[g];
+  }
+  EXPECT_EQ(starts[0], 0u);
+  return blocks;
+}
+
+/// The floors' rule: max(1, floor(t * budget / total)) for a group with inputs, min_blocks for an empty one.
+std::vector<unsigned> floors_rule(const totals_t& totals, int budget, unsigned min_blocks) {
+  unsigned long long total = 0;
+  for (auto t : totals) total += t;
+  std::vector<unsigned> blocks;
+  for (auto t : totals) {
+    const unsigned long long share = total == 0 ? 0 : t * static_cast<unsigned long long>(budget) / total;
+    blocks.push_back(t == 0 ? min_blocks : static_cast<unsigned>(std::max<unsigned long long>(share, 1)));
+  }
+  return blocks;
+}
+
+/// The least possible load of the busiest block when the groups share `budget` blocks (each group with inputs at
+/// least one, an empty one min_blocks): the smallest L with sum ceil(t / L) <= budget, found exactly in integers.
+unsigned long long best_busiest_load(const totals_t& totals, int budget, unsigned min_blocks) {
+  unsigned long long lo = 1, hi = 1;
+  for (auto t : totals) hi = std::max(hi, t);
+  auto fits = [&](unsigned long long L) {
+    unsigned long long need = 0;
+    for (auto t : totals) need += t == 0 ? min_blocks : (t + L - 1) / L;
+    return need <= static_cast<unsigned long long>(budget);
+  };
+  while (lo < hi) {
+    const unsigned long long mid = lo + (hi - lo) / 2;
+    if (fits(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+totals_t draw_totals(const std::string& shape, int groups, std::mt19937_64& rng) {
+  totals_t t(groups, 0);
+  const unsigned long long n = 50'000'000;
+  if (shape == "uniform") {
+    std::uniform_int_distribution<unsigned long long> jitter(0, n / groups / 50 + 1);
+    for (auto& x : t) x = n / groups + jitter(rng);
+  } else if (shape == "zipf") {  // Zipf(1.1) ranks over 64 bins a group, in a random order of the bins
+    const int bins = groups * 64;
+    std::vector<int> order(bins);
+    for (int b = 0; b < bins; ++b) order[b] = b;
+    std::shuffle(order.begin(), order.end(), rng);
+    double norm = 0;
+    for (int r = 1; r <= bins; ++r) norm += std::pow(r, -1.1);
+    for (int r = 1; r <= bins; ++r)
+      t[order[r - 1] / 64] += static_cast<unsigned long long>(n * std::pow(r, -1.1) / norm) + 1;
+  } else if (shape == "one_hot") {
+    std::uniform_int_distribution<int> which(0, groups - 1);
+    for (auto& x : t) x = 1000;
+    t[which(rng)] = n;
+  } else {  // "sparse": most groups empty, the rest random
+    std::uniform_int_distribution<unsigned long long> any(1, n / 4);
+    std::bernoulli_distribution kept(0.2);
+    for (auto& x : t) x = kept(rng) ? any(rng) : 0;
+  }
+  return t;
+}
+
+TEST(GroupBlocks, ApportionedWithinTheBestLoadElseTheFloors) {
+  const std::uint64_t seed = ghist_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int apportioned_cases = 0;
+  for (const char* shape : {"uniform", "zipf", "one_hot", "sparse"})
+    for (int groups : {1, 7, 32, 55, 63, 200, 300, 512, 513, 2000})
+      for (int budget : {132, 264})
+        for (unsigned min_blocks : {0u, 1u}) {
+          const totals_t totals = draw_totals(shape, groups, rng);
+          SCOPED_TRACE(std::string(shape) + " groups " + std::to_string(groups) + " budget " +
+                       std::to_string(budget) + " min_blocks " + std::to_string(min_blocks));
+          const std::vector<unsigned> blocks = blocks_on_gpu(totals, budget, min_blocks);
+          unsigned long long one_each = 0, sum = 0;
+          for (int g = 0; g < groups; ++g) {
+            one_each += totals[g] == 0 ? min_blocks : 1;
+            sum += blocks[g];
+            if (totals[g] == 0) EXPECT_EQ(blocks[g], min_blocks) << "empty group " << g;
+            else EXPECT_GE(blocks[g], 1u) << "group " << g << " has inputs";
+          }
+          const bool apportioned = groups <= ghist::detail::apportioned_max_groups &&
+                                   one_each <= static_cast<unsigned long long>(budget) && one_each > 0 &&
+                                   std::any_of(totals.begin(), totals.end(), [](auto t) { return t > 0; });
+          if (!apportioned) {
+            EXPECT_EQ(blocks, floors_rule(totals, budget, min_blocks));
+            continue;
+          }
+          ++apportioned_cases;
+          EXPECT_LE(sum, static_cast<unsigned long long>(budget));
+          double busiest = 0;
+          for (int g = 0; g < groups; ++g)
+            if (totals[g] > 0) busiest = std::max(busiest, double(totals[g]) / blocks[g]);
+          const double best = double(best_busiest_load(totals, budget, min_blocks));
+          EXPECT_LE(busiest, 1.07 * best) << "the busiest block's load against the best possible";
+        }
+  EXPECT_GT(apportioned_cases, 50);
+}
+
+}  // namespace
