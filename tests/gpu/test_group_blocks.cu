@@ -1,8 +1,9 @@
 // assign_group_blocks_kernel (the partitioned strategy's second-pass blocks per group) on fresh random group totals:
-// uniform, Zipf-like, one hot group, with empty groups, against a host model. Where the groups' blocks can all run
-// at once, the kernel apportions them (Jefferson's method): at most `budget` blocks, and the busiest block's load
-// within 7% of the best any assignment of that many blocks allows (its candidates' spacing, ~2%, and its slack, 4%);
-// elsewhere it keeps the floors' rule exactly.
+// uniform, Zipf-like, one hot group, with empty groups, against a host model. Where the groups with inputs can have
+// a block each and the floors' rule leaves a block with more than 4% over the mean load, the kernel apportions the
+// blocks (Jefferson's method): at most `budget` blocks for the groups with inputs, and the busiest block's load within
+// 7% of the best any such assignment allows (its candidates' spacing, ~2%, and its slack, 4%); elsewhere it keeps
+// the floors' rule exactly.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,14 +57,15 @@ std::vector<unsigned> floors_rule(const totals_t& totals, int budget, unsigned m
   return blocks;
 }
 
-/// The least possible load of the busiest block when the groups share `budget` blocks (each group with inputs at
-/// least one, an empty one min_blocks): the smallest L with sum ceil(t / L) <= budget, found exactly in integers.
-unsigned long long best_busiest_load(const totals_t& totals, int budget, unsigned min_blocks) {
+/// The least possible load of the busiest block when the groups with inputs share `budget` blocks (each at least
+/// one; an empty group's blocks only write its bins and take no share): the smallest L with sum ceil(t / L) <=
+/// budget over the groups with inputs, found exactly in integers.
+unsigned long long best_busiest_load(const totals_t& totals, int budget) {
   unsigned long long lo = 1, hi = 1;
   for (auto t : totals) hi = std::max(hi, t);
   auto fits = [&](unsigned long long L) {
     unsigned long long need = 0;
-    for (auto t : totals) need += t == 0 ? min_blocks : (t + L - 1) / L;
+    for (auto t : totals) need += (t + L - 1) / L;
     return need <= static_cast<unsigned long long>(budget);
   };
   while (lo < hi) {
@@ -114,29 +116,40 @@ TEST(GroupBlocks, ApportionedWithinTheBestLoadElseTheFloors) {
           SCOPED_TRACE(std::string(shape) + " groups " + std::to_string(groups) + " budget " +
                        std::to_string(budget) + " min_blocks " + std::to_string(min_blocks));
           const std::vector<unsigned> blocks = blocks_on_gpu(totals, budget, min_blocks);
-          unsigned long long one_each = 0, sum = 0;
+          unsigned long long total = 0, nonempty = 0, nonempty_blocks = 0;
           for (int g = 0; g < groups; ++g) {
-            one_each += totals[g] == 0 ? min_blocks : 1;
-            sum += blocks[g];
-            if (totals[g] == 0) EXPECT_EQ(blocks[g], min_blocks) << "empty group " << g;
-            else EXPECT_GE(blocks[g], 1u) << "group " << g << " has inputs";
+            total += totals[g];
+            if (totals[g] == 0) {
+              EXPECT_EQ(blocks[g], min_blocks) << "empty group " << g;
+            } else {
+              EXPECT_GE(blocks[g], 1u) << "group " << g << " has inputs";
+              ++nonempty;
+              nonempty_blocks += blocks[g];
+            }
           }
-          const bool apportioned = groups <= ghist::detail::apportioned_max_groups &&
-                                   one_each <= static_cast<unsigned long long>(budget) && one_each > 0 &&
-                                   std::any_of(totals.begin(), totals.end(), [](auto t) { return t > 0; });
-          if (!apportioned) {
-            EXPECT_EQ(blocks, floors_rule(totals, budget, min_blocks));
+          const std::vector<unsigned> floors = floors_rule(totals, budget, min_blocks);
+          if (groups > ghist::detail::apportioned_max_groups || nonempty == 0 ||
+              nonempty > static_cast<unsigned long long>(budget)) {
+            EXPECT_EQ(blocks, floors) << "no apportionment possible: the floors' rule";
             continue;
           }
+          auto busiest_of = [&](const std::vector<unsigned>& b) {
+            double most = 0;
+            for (int g = 0; g < groups; ++g)
+              if (totals[g] > 0) most = std::max(most, double(totals[g]) / b[g]);
+            return most;
+          };
+          const double mean = double(total) / budget;
+          // The floors are kept where their busiest block is within the slack of the mean load (the float
+          // comparison of the kernel, give or take its rounding).
+          if (blocks == floors && busiest_of(floors) <= 1.0401 * mean) continue;
           ++apportioned_cases;
-          EXPECT_LE(sum, static_cast<unsigned long long>(budget));
-          double busiest = 0;
-          for (int g = 0; g < groups; ++g)
-            if (totals[g] > 0) busiest = std::max(busiest, double(totals[g]) / blocks[g]);
-          const double best = double(best_busiest_load(totals, budget, min_blocks));
-          EXPECT_LE(busiest, 1.07 * best) << "the busiest block's load against the best possible";
+          EXPECT_GT(busiest_of(floors), 1.0399 * mean) << "apportioned although the floors were within the slack";
+          EXPECT_LE(nonempty_blocks, static_cast<unsigned long long>(budget));
+          const double best = double(best_busiest_load(totals, budget));
+          EXPECT_LE(busiest_of(blocks), 1.07 * best) << "the busiest block's load against the best possible";
         }
-  EXPECT_GT(apportioned_cases, 50);
+  EXPECT_GT(apportioned_cases, 20);
 }
 
 }  // namespace

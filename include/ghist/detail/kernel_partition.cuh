@@ -349,8 +349,10 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
 }
 
 /// Blocks per group where the groups' blocks can all run at once (at most apportioned_max_groups groups, and budget
-/// blocks enough for one a group): the fewest-maximum-load apportionment (Jefferson's method), ceil(totals[g] / L)
-/// blocks for the smallest load L per block whose blocks fit the budget. Each of apportion_candidates threads tries
+/// blocks enough for one a group with inputs) and the floors' rule below leaves its busiest block more than
+/// apportion_slack times the mean load: the fewest-maximum-load apportionment (Jefferson's method), ceil(totals[g] /
+/// L) blocks for the smallest load L per block whose blocks fit the budget (an empty group's blocks, which only
+/// write its bins, outside it). Each of apportion_candidates threads tries
 /// one L, geometrically spaced from total / budget (no smaller L fits) to the largest group's total (one block a
 /// group), so the L found is within ~2% of the best; the blocks are then those of that L times apportion_slack. In
 /// floats (a heuristic); the blocks scanned fit the budget: every thread computes them with the same expression
@@ -358,7 +360,9 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
 /// Why: the floors of the rule below give a group with between 1 and 2 budget shares of the input one block with up
 /// to twice the mean load, and the blocks the floors drop stay idle. Zipf(1.1) over 1572864 bins in 55 groups with
 /// 132 blocks (the packed argmax): the floors gave 108 blocks, the busiest with 1.96x the mean load; this gives 123,
-/// the busiest with 1.33x (a host model of the groups' totals). Uniform input gets the floors' blocks.
+/// the busiest with 1.33x (a host model of the groups' totals). Uniform input keeps the floors' blocks (where the
+/// floors are within the slack of the mean load, without the search: the seed's unpacked argmax at H = 1572864 in
+/// 128 groups of 132 blocks was ~1% slower with it).
 inline constexpr int apportioned_max_groups = partition_block;
 inline constexpr int apportion_candidates = 256;
 // The blocks are those of the smallest fitting L times this: a block that lowers the busiest block's load by less
@@ -394,6 +398,7 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
   __shared__ unsigned warp_sums[partition_block / 32];
   __shared__ unsigned tail_start;
   __shared__ unsigned long long partial_max[partition_block / 32];
+  __shared__ float partial_busiest[partition_block / 32];
   __shared__ float group_load[apportioned_max_groups];
   __shared__ float candidate_reciprocal[apportion_candidates];
   __shared__ int chosen;
@@ -426,9 +431,23 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
     total += partial[w];
     heaviest = partial_max[w] > heaviest ? partial_max[w] : heaviest;
   }
-  bool apportioned = false;
-  if (may_apportion && total > 0) {  // the same for every thread
-    const float lightest = static_cast<float>(total) / static_cast<float>(budget);
+  // The floors' rule first; the apportionment replaces it where the floors' busiest block has more than
+  // apportion_slack times the mean load (the least any assignment can give it).
+  const float lightest = static_cast<float>(total) / static_cast<float>(budget > 0 ? budget : 1);
+  float floors_busiest = 0.0f;
+  for (int g = threadIdx.x; g < groups; g += partition_block) {
+    const unsigned long long t = totals[g];
+    const unsigned long long share = total == 0 ? 0 : t * static_cast<unsigned long long>(budget) / total;
+    blocks[g] = t == 0 ? min_blocks : static_cast<unsigned>(share < 1 ? 1 : share);
+    if (t > 0) floors_busiest = fmaxf(floors_busiest, static_cast<float>(t) / static_cast<float>(blocks[g]));
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2)
+    floors_busiest = fmaxf(floors_busiest, __shfl_xor_sync(0xffffffffu, floors_busiest, d));
+  if (threadIdx.x % 32 == 0) partial_busiest[threadIdx.x / 32] = floors_busiest;
+  __syncthreads();
+  for (int w = 0; w < partition_block / 32; ++w) floors_busiest = fmaxf(floors_busiest, partial_busiest[w]);
+  if (may_apportion && total > 0 && floors_busiest > apportion_slack * lightest) {  // the same for every thread
     // A hair above the largest total, so that its candidate gives every group one block despite the reciprocal's
     // rounding.
     const float most = fmaxf(static_cast<float>(heaviest), lightest) * 1.0001f;
@@ -440,8 +459,8 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
               : lightest * exp2f(log2f(most / lightest) * static_cast<float>(k) / (apportion_candidates - 1));
       const float reciprocal = 1.0f / per_block;
       candidate_reciprocal[k] = reciprocal;
-      unsigned need = 0;
-      for (int g = 0; g < groups; ++g) need += group_blocks_at(group_load[g], reciprocal, min_blocks);
+      unsigned need = 0;  // an empty group's blocks (min_blocks) only write its bins: they take no share
+      for (int g = 0; g < groups; ++g) need += group_blocks_at(group_load[g], reciprocal, 0u);
       if (need <= static_cast<unsigned>(budget)) atomicMin(&chosen, k);
     }
     __syncthreads();
@@ -449,14 +468,6 @@ __global__ void __launch_bounds__(partition_block) assign_group_blocks_kernel(co
       const float reciprocal = candidate_reciprocal[chosen] / apportion_slack;
       for (int g = threadIdx.x; g < groups; g += partition_block)
         blocks[g] = group_blocks_at(group_load[g], reciprocal, min_blocks);
-      apportioned = true;
-    }
-  }
-  if (!apportioned) {
-    for (int g = threadIdx.x; g < groups; g += partition_block) {
-      const unsigned long long t = totals[g];
-      const unsigned long long share = total == 0 ? 0 : t * static_cast<unsigned long long>(budget) / total;
-      blocks[g] = t == 0 ? min_blocks : static_cast<unsigned>(share < 1 ? 1 : share);
     }
   }
   __syncthreads();
