@@ -6,8 +6,9 @@
 //      groups in shared memory, and writes the tile back to the workspace ordered by group through a shared staging
 //      buffer (whole-tile coalesced stores), with the start of every group in the tile. No global ordering is
 //      needed: each tile keeps its own slot, so there is no global scatter and no count pass over the input.
-//   2. assign_group_blocks_kernel: each group gets second-pass blocks in proportion to its inputs (at least one),
-//      so an input that is all in one bin still keeps every SM busy.
+//   2. assign_group_blocks_kernel: each group gets second-pass blocks in proportion to its inputs (at least one;
+//      where they fit one wave, apportioned so that the busiest block's load is least), so an input that is all in
+//      one bin still keeps every SM busy, and a skewed one's hot groups get blocks enough.
 //   3. group_histogram_kernel: a block histograms one group's runs from a share of the tiles into shared memory and
 //      merges it into dest: plain stores when it is the group's only block (overwriting: no fill of dest first;
 //      accumulating: a read-modify-write), else the global atomic onto a group filled first with the identity,
