@@ -23,19 +23,12 @@ using totals_t = std::vector<unsigned long long>;
 
 std::vector<unsigned> blocks_on_gpu(const totals_t& totals, int budget, unsigned min_blocks) {
   const int groups = static_cast<int>(totals.size());
-  unsigned long long* d_totals = nullptr;
-  unsigned* d_starts = nullptr;
-  GHIST_CUDA_CHECK(cudaMalloc(&d_totals, totals.size() * sizeof(unsigned long long)));
-  GHIST_CUDA_CHECK(cudaMalloc(&d_starts, (totals.size() + 1) * sizeof(unsigned)));
-  GHIST_CUDA_CHECK(cudaMemcpy(d_totals, totals.data(), totals.size() * sizeof(unsigned long long),
-                              cudaMemcpyHostToDevice));
-  ghist::detail::assign_group_blocks_kernel<><<<1, ghist::detail::partition_block>>>(d_totals, groups, budget,
-                                                                                     d_starts, min_blocks);
+  ghist_test::device_buffer<unsigned long long> d_totals(totals);
+  ghist_test::device_buffer<unsigned> d_starts(totals.size() + 1);
+  ghist::detail::assign_group_blocks_kernel<><<<1, ghist::detail::partition_block>>>(d_totals.get(), groups, budget,
+                                                                                     d_starts.get(), min_blocks);
   GHIST_CUDA_CHECK(cudaGetLastError());
-  std::vector<unsigned> starts(totals.size() + 1);
-  GHIST_CUDA_CHECK(cudaMemcpy(starts.data(), d_starts, starts.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  GHIST_CUDA_CHECK(cudaFree(d_totals));
-  GHIST_CUDA_CHECK(cudaFree(d_starts));
+  const std::vector<unsigned> starts = d_starts.download();
   std::vector<unsigned> blocks(totals.size());
   for (int g = 0; g < groups; ++g) {
     EXPECT_LE(starts[g], starts[g + 1]) << "starts must not decrease, group " << g;

@@ -353,11 +353,11 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
 /// blocks enough for one a group with inputs) and the floors' rule below leaves its busiest block more than
 /// apportion_slack times the mean load: the fewest-maximum-load apportionment (Jefferson's method), ceil(totals[g] /
 /// L) blocks for the smallest load L per block whose blocks fit the budget (an empty group's blocks, which only
-/// write its bins, outside it). Each of apportion_candidates threads tries
-/// one L, geometrically spaced from total / budget (no smaller L fits) to the largest group's total (one block a
-/// group), so the L found is within ~2% of the best; the blocks are then those of that L times apportion_slack. In
-/// floats (a heuristic); the blocks scanned fit the budget: every thread computes them with the same expression
-/// (group_blocks_at) from the candidate's own reciprocal of L, and a larger L gives no more blocks.
+/// write its bins, outside it). Each of apportion_candidates threads tries one L, geometrically spaced from
+/// total / budget (no smaller L fits) to the largest group's total (one block a group), so the L found is within ~2%
+/// of the best; the blocks are then those of that L times apportion_slack. In floats (a heuristic); the blocks
+/// scanned fit the budget: every thread computes them with the same expression (group_blocks_at) from the
+/// candidate's own reciprocal of L, and a larger L gives no more blocks.
 /// Why: the floors of the rule below give a group with between 1 and 2 budget shares of the input one block with up
 /// to twice the mean load, and the blocks the floors drop stay idle. Zipf(1.1) over 1572864 bins in 55 groups with
 /// 132 blocks (the packed argmax): the floors gave 108 blocks, the busiest with 1.96x the mean load; this gives 123,
