@@ -897,27 +897,41 @@ void merge_rows_and_fallback(std::initializer_list<std::int64_t> Hs) {
         }
   }
 }
-// The partitioned strategy's second pass merges a group's blocks through rows too (cas, xcg); with a caller's
-// workspace sized for the layout without rows, through atomics and locks.
+// The partitioned strategy's second pass merges a group's blocks through rows too (cas, xcg), in both layouts;
+// with a caller's workspace sized for the layout without rows, through atomics and locks. Overwriting with rows,
+// dest is not filled first: the row merge writes every bin (the tile layout: a group of one block, as 512 groups
+// give, or of none, as one bin's input leaves most groups, included), and a counted group's only block writes its
+// own.
 template <class Op>
 void partitioned_merge_rows_and_fallback() {
   const std::int64_t H = 300007, n = (1 << 21) + 3;
-  ghist::options part;
-  part.overrides.kind = ghist::strategy::partitioned;
-  const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, part);
-  EXPECT_TRUE(pl.merge_rows) << pl.to_string();
   constexpr bool xcg = ghist::atomic_class_of<Op> == ghist::atomic_class::xcg;
-  const std::size_t without_rows =
-      ghist::detail::make_partition_layout_for(pl.counted_groups, n, pl.S, ghist::device_info::current().sm_count,
-                                               sizeof(std::uint64_t), false, H, xcg)
-          .bytes;
-  ASSERT_LT(without_rows, pl.temp_bytes);
-  for (distribution d : {distribution::uniform, distribution::one_bin, distribution::sorted})
-    for (std::size_t workspace : {std::size_t(0), without_rows}) {
-      test_case c{d, n, H, ghist::strategy::partitioned, ghist::mode::accumulate};
-      c.workspace_bytes = workspace;
-      check_against_cpu<Op>(c);
+  for (int counted : {-1, 1}) {
+    for (int groups : {0, 512}) {
+      ghist::options part;
+      part.overrides.kind = ghist::strategy::partitioned;
+      part.overrides.counted_groups = counted;
+      part.overrides.S = groups;
+      const auto pl = ghist::plan_for_elements<Op, std::uint64_t>(n, H, part);
+      EXPECT_TRUE(pl.merge_rows) << pl.to_string();
+      ASSERT_EQ(pl.counted_groups, counted > 0) << pl.to_string();
+      const int sm_count = ghist::device_info::current().sm_count;
+      const std::size_t without_rows =
+          ghist::detail::make_partition_layout_for(pl.counted_groups, n, pl.S, sm_count, sizeof(std::uint64_t), false,
+                                                   H, xcg)
+              .bytes;
+      ASSERT_LT(without_rows, pl.temp_bytes);
+      for (distribution d : {distribution::uniform, distribution::one_bin, distribution::sorted})
+        for (auto how : {ghist::mode::overwrite, ghist::mode::accumulate})
+          for (std::size_t workspace : {std::size_t(0), without_rows}) {
+            test_case c{d, n, H, ghist::strategy::partitioned, how};
+            c.counted = counted;
+            c.groups = groups;
+            c.workspace_bytes = workspace;
+            check_against_cpu<Op>(c);
+          }
     }
+  }
 }
 TEST(GpuVsCpu, PartitionedMergeRows) {
   partitioned_merge_rows_and_fallback<saturating_add24>();

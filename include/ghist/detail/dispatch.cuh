@@ -454,7 +454,8 @@ void fill_shared_groups(const unsigned* starts, int groups, const group_divider&
 
 /// The partitioned strategy's counted layout (plan::counted_groups, kernel_partition_counted.cuh), slice by slice.
 /// Overwriting, the first slice writes dest itself (a group's only block writes all its bins; groups with several
-/// blocks are filled with the identity first), so dest is not filled beforehand; later slices accumulate.
+/// blocks are filled with the identity first, or with rows written by merge_group_rows_kernel), so dest is not
+/// filled beforehand; later slices accumulate.
 template <class In, class BinFn, class Op>
 void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, typename Op::value_type* dest,
                               std::int64_t num_bins, const plan& pl, mode how, scratch_space& scratch,
@@ -560,8 +561,8 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
         return;
       }
     }
-    histogram<<<pl.grid + groups, histogram_threads, pl.shared_bytes, stream>>>(
-        records, record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);
+    launch_after_prior(histogram, pl.grid + groups, histogram_threads, pl.shared_bytes, stream, records,
+                       record_starts, starts, groups, f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite);
   };
   const std::int64_t slice = l.slice_tiles * partition_tile;
   for (std::int64_t first = 0; first < n; first += slice) {
@@ -576,29 +577,26 @@ void launch_counted_partition(const In* input, std::int64_t n, BinFn f, Op op, t
                        groups, ranges, totals, padded ? unsigned{records_per_sector<Record>} : 1u);
     launch_after_prior(assign_group_blocks_kernel<>, 1, partition_block, 0, stream, totals, groups, pl.grid, starts,
                        overwrite ? 1u : 0u, record_starts, false, static_cast<unsigned*>(nullptr));
-    if (overwrite && !ring) {  // the ring kernel zeroes them itself
+    // The ring kernel zeroes them itself; with rows, merge_group_rows_kernel writes every bin of those groups.
+    if (overwrite && !ring && rows == nullptr) {
       fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
     }
     if (ring) launch_ring(input + first, count_n, ranges, overwrite);
     else
-      partition<<<ranges, partition_block, partition_shared, stream>>>(input + first, count_n, f, num_bins,
-                                                                       group_of, groups, table, record_starts,
-                                                                       records, sector_buffers);
-    GHIST_CUDA_CHECK(cudaGetLastError());
+      launch_after_prior(partition, ranges, partition_block, partition_shared, stream, input + first, count_n, f,
+                         num_bins, group_of, groups, table, record_starts, records, sector_buffers);
     launch_histogram(overwrite);
-    GHIST_CUDA_CHECK(cudaGetLastError());
-    if (rows != nullptr) {
-      merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(
-          rows, starts, num_bins, group_of, op, dest);
-      GHIST_CUDA_CHECK(cudaGetLastError());
-    }
+    if (rows != nullptr)  // a group's only block wrote its bins itself
+      launch_after_prior(merge_group_rows_kernel<Op>, static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream,
+                         rows, starts, num_bins, group_of, op, dest, 2u, overwrite);
   }
 }
 
 /// The partitioned strategy, slice by slice (kernel_partition.cuh). Overwriting, the first slice writes dest itself
 /// (a group's only block writes all its bins; groups with several blocks are filled with the identity first) in the
-/// counted layout, and in the tile layout for 16-bit records (tile_groups_write_dest); otherwise dest is filled
-/// with the identity first. Later slices accumulate.
+/// counted layout, and in the tile layout for 16-bit records (tile_groups_write_dest); with rows (plan::merge_rows)
+/// every block writes its row and merge_group_rows_kernel writes every bin; otherwise dest is filled with the
+/// identity first. Later slices accumulate.
 template <class Source, class Op>
 void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest, std::int64_t num_bins,
                         const plan& pl, mode how, scratch_space& scratch, cudaStream_t stream) {
@@ -625,7 +623,8 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       return;
     }
     using Record = partition_record_t<In, BinFn, Op>;
-    if (how == mode::overwrite && !tile_groups_write_dest<In, Record>)
+    // With rows, every block writes its row in the first slice and merge_group_rows_kernel writes every bin.
+    if (how == mode::overwrite && !tile_groups_write_dest<In, Record> && !pl.merge_rows)
       fill_async(dest, num_bins, Op::identity(), stream);
     const group_divider group_of = group_divider::make(static_cast<std::uint32_t>(pl.H_chk));
     using T = typename Op::value_type;
@@ -704,26 +703,25 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       GHIST_CUDA_CHECK(cudaGetLastError());
       // Overwriting, the first slice writes dest: before, dest was filled first and each one-block group read it
       // back (H100, H = 16777216 in 289 one-block groups 530 -> 440 us: bench/NOTES.md, twenty-sixth session).
+      const bool overwrite_rows = !tile_groups_write_dest<In, Record> && rows != nullptr && how == mode::overwrite &&
+                                  first == 0;  // every block writes its row (group_histogram_kernel)
       const bool overwrite = tile_groups_write_dest<In, Record> && how == mode::overwrite && first == 0;
       // 16-bit records merged with atomics: a partly empty last wave of second-pass blocks is filled with shorter
       // ones (H100, H = 16777216 in 289 one-block groups: see bench/NOTES.md, twenty-sixth session).
       const bool fill_last_wave = tile_groups_write_dest<In, Record> && rows == nullptr && !with_locks;
-      assign_group_blocks_kernel<><<<1, partition_block, 0, stream>>>(totals, groups, pl.grid, starts,
-                                                                       overwrite ? 1u : 0u, nullptr, fill_last_wave,
-                                                                       tickets);
-      GHIST_CUDA_CHECK(cudaGetLastError());
+      launch_after_prior(assign_group_blocks_kernel<>, 1, partition_block, 0, stream, totals, groups, pl.grid, starts,
+                         overwrite ? 1u : 0u, static_cast<unsigned*>(nullptr), fill_last_wave, tickets);
       if (overwrite) {
         fill_shared_groups<T>(starts, groups, group_of, num_bins, Op::identity(), dest, stream);
       }
-      histogram<<<(fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads, pl.shared_bytes, stream>>>(
-          records, offsets, l.slice_tiles, tiles, starts, groups, tickets, totals, src.f, op, dest, locks, rows,
-          num_bins, group_of, pl.M, overwrite, pl.hot_slots);
-      GHIST_CUDA_CHECK(cudaGetLastError());
-      if (rows != nullptr) {
-        merge_group_rows_kernel<<<static_cast<unsigned>((num_bins + 255) / 256), 256, 0, stream>>>(
-            rows, starts, num_bins, group_of, op, dest);
-        GHIST_CUDA_CHECK(cudaGetLastError());
-      }
+      launch_after_prior(histogram, (fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads,
+                         pl.shared_bytes, stream, records, offsets, l.slice_tiles, tiles, starts, groups, tickets,
+                         totals, src.f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite || overwrite_rows,
+                         pl.hot_slots);
+      if (rows != nullptr)  // overwrite_rows: every group; otherwise a group's only block wrote its bins itself
+        launch_after_prior(merge_group_rows_kernel<Op>, static_cast<unsigned>((num_bins + 255) / 256), 256, 0,
+                           stream, rows, starts, num_bins, group_of, op, dest, overwrite_rows ? 0u : 2u,
+                           overwrite_rows);
     }
   }
 }

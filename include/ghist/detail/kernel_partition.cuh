@@ -766,9 +766,11 @@ class group_in_shared {
   /// queue on the same addresses, made a Zipf-like input slower on the H100: pass 2 251 -> 401 us at H = 196608.)
   /// `before_merge`: called by every thread after the block's last update is visible (the hot bins' fold into
   /// copy 0, which ends with a barrier).
+  /// `every_row`: a group's only block writes its row too (the tile layout's input records when overwriting with
+  /// rows: merge_group_rows_kernel then writes every bin of dest, which needs no fill first).
   template <class BeforeMerge>
   __device__ void finish(unsigned block, std::int64_t K, bool overwrite, T* dest, int* dest_locks, T* rows,
-                         BeforeMerge&& before_merge) {
+                         BeforeMerge&& before_merge, bool every_row = false) {
     if constexpr (cas && !WarpPrivate) deferred_.flush2(subs_);  // visit_hot's second kept word too
     __syncthreads();
     before_merge();
@@ -782,7 +784,7 @@ class group_in_shared {
     for (std::int64_t b = threadIdx.x; b < len_; b += blockDim.x) {
       T acc = subs_[b];
       for (int m = 1; m < M_; ++m) acc = op_(acc, subs_[m * stride_ + b]);
-      if (K > 1 && rows != nullptr) {
+      if ((K > 1 || every_row) && rows != nullptr) {
         rows[std::int64_t{block} * stride_ + b] = acc;  // every bin: merge_group_rows_kernel reads the whole row
         continue;
       }
@@ -910,7 +912,9 @@ inline constexpr unsigned max_ticket_parts = 16;
 /// group's K blocks) over the slice's `tiles` tiles: with `tickets` (zeroed before; totals[g]: the group's records
 /// in the slice), the tiles its warps take from tickets[g], a few consecutive ones a ticket; without, tiles k,
 /// k + K, k + 2K, ..., each warp taking 32 at a time. slice_tiles is the row length of the offsets table.
-/// `overwrite` (tile_groups_write_dest): a group's only block writes all its bins (groups without records given one block each). Threads: the block's
+/// `overwrite`: with 16-bit records (tile_groups_write_dest) a group's only block writes all its bins (groups without
+/// records given one block each); with input records (rows only) every block writes its row, a group's only block
+/// too, and merge_group_rows_kernel writes every bin. Threads: the block's
 /// (second_pass_threads). QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the
 /// warp's queue after the copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
 template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block,
@@ -930,6 +934,7 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
                                                                           bool overwrite, int hot_slots) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const unsigned block = blockIdx.x;
+  wait_for_prior_kernels();  // launched after assign_group_blocks_kernel (launch_after_prior): starts
   group_share share;
   if (!group_of_block(starts, groups, block, share)) return;
   const int g = share.group;
@@ -1147,30 +1152,39 @@ __global__ void __launch_bounds__(Threads, BlocksPerSm) group_histogram_kernel(c
     walk(plain);
   }
   if constexpr (QueuedLocks) acc.flush_queued();
-  acc.finish(block, K, tile_groups_write_dest<In, Record> && overwrite, dest, dest_locks, rows, [&] {
-    if constexpr (hot_capable)
-      if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, stride);  // into copy 0
-  });
+  acc.finish(
+      block, K, tile_groups_write_dest<In, Record> && overwrite, dest, dest_locks, rows,
+      [&] {
+        if constexpr (hot_capable)
+          if (hot_pass.slots > 0) hot.fold_into(op, hot_pass, stride);  // into copy 0
+      },
+      !tile_groups_write_dest<In, Record> && overwrite);
 }
 
-/// After group_histogram_kernel with rows: bin b of a group with K > 1 blocks gets the fold of its K rows (a group
-/// with one block wrote dest itself). Rows are H_chk values long, row r belonging to second-pass block r.
+/// After group_histogram_kernel with rows: bin b of a group of at least `least_rows` rows gets their fold (a group
+/// with one block wrote dest itself where least_rows is 2). Rows are H_chk values long, row r belonging to
+/// second-pass block r. `overwrite`: dest[b] is the fold, every bin written (a group without rows gets the
+/// identity), so dest needs no fill before and is not read; otherwise the fold is added to dest where it is not the
+/// identity.
 template <class Op>
 __global__ void __launch_bounds__(256) merge_group_rows_kernel(const typename Op::value_type* rows,
                                                                const unsigned* starts, std::int64_t num_bins,
                                                                group_divider group_of, Op op,
-                                                               typename Op::value_type* dest) {
+                                                               typename Op::value_type* dest, unsigned least_rows,
+                                                               bool overwrite) {
   using T = typename Op::value_type;
+  wait_for_prior_kernels();
   const std::int64_t b = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
   if (b >= num_bins) return;
   const unsigned g = group_of(static_cast<std::uint32_t>(b));
   const unsigned first = starts[g], last = starts[g + 1];
-  if (last - first < 2) return;
+  if (last - first < least_rows) return;
   const std::int64_t stride = group_of.d, offset = b - std::int64_t{g} * stride;
   const T identity = Op::identity();
   T acc = identity;
   for (unsigned r = first; r < last; ++r) acc = op(acc, rows[r * stride + offset]);
-  if (!bitwise_equal(acc, identity)) dest[b] = op(dest[b], acc);
+  if (overwrite) dest[b] = acc;
+  else if (!bitwise_equal(acc, identity)) dest[b] = op(dest[b], acc);
 }
 
 }  // namespace ghist::detail

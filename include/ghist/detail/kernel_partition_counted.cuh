@@ -119,6 +119,7 @@ __global__ void __launch_bounds__(partition_block, partition_pass1_blocks_per_sm
   constexpr bool local_bins = !std::is_same_v<Record, In>;
   constexpr int per = records_per_sector<Record>;
   const int hot_lanes = partition_hot_group_lanes(groups);
+  wait_for_prior_kernels();  // launched after the scan and assign_group_blocks_kernel (launch_after_prior)
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Record* staging = reinterpret_cast<Record*>(shared_bytes);  // the tile ordered by group
   Record* heads = staging + partition_tile;                 // sector_buffers: per records per group
@@ -322,6 +323,7 @@ __global__ void __launch_bounds__(Threads, partition_block * partition_blocks_pe
     group_divider group_of, int M, bool overwrite) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const unsigned block = blockIdx.x;
+  wait_for_prior_kernels();  // launched after the first pass (launch_after_prior): starts, records
   group_share share;
   if (!group_of_block(starts, groups, block, share)) return;
   const int g = share.group;
