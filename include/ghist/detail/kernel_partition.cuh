@@ -14,7 +14,8 @@
 //      accumulating: a read-modify-write), else the global atomic onto a group filled first with the identity,
 //      or (plan::merge_rows, the cas and xcg classes) its row of the workspace, which merge_group_rows_kernel folds
 //      into dest: a skewed input gives a hot group hundreds of blocks, whose compare-and-swaps or locks on the same
-//      bins would otherwise retry and queue.
+//      bins would otherwise retry and queue. Overwriting with rows, dest is not filled: the fold writes every bin
+//      (in the tile layout a group's only block writes its row too).
 //
 // The records are the input elements themselves, and the second pass applies the bin function again: for 4-byte
 // inputs that moves 4 bytes per input each way, where (bin, value) pairs would take 8. Unit increments (a counting
@@ -868,8 +869,9 @@ __device__ __forceinline__ std::int64_t group_length(int g, const group_divider&
 
 /// Whether the tile layout's one-block groups write dest themselves when overwriting: for 16-bit records of unit
 /// increments (measured: H100, H = 16777216 in 289 groups 530 -> 440 us, the fill of all of dest and the read-back
-/// gone). Input records keep the fill: the flag in their instances cost ptxas registers (packed argmax spilled 96
-/// bytes instead of 32), for no measured gain.
+/// gone). Input records do not: the flag in their instances cost ptxas registers (packed argmax spilled 96 bytes
+/// instead of 32), for no measured gain. They merge through rows (every block writes its row, the fold writes every
+/// bin) or fill dest first.
 template <class In, class Record>
 inline constexpr bool tile_groups_write_dest = !std::is_same_v<Record, In>;
 
