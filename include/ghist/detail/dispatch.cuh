@@ -703,9 +703,10 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       GHIST_CUDA_CHECK(cudaGetLastError());
       // Overwriting, the first slice writes dest: before, dest was filled first and each one-block group read it
       // back (H100, H = 16777216 in 289 one-block groups 530 -> 440 us: bench/NOTES.md, twenty-sixth session).
-      const bool overwrite_rows = !tile_groups_write_dest<In, Record> && rows != nullptr && how == mode::overwrite &&
-                                  first == 0;  // every block writes its row (group_histogram_kernel)
-      const bool overwrite = tile_groups_write_dest<In, Record> && how == mode::overwrite && first == 0;
+      const bool first_overwrite = how == mode::overwrite && first == 0;
+      const bool overwrite = tile_groups_write_dest<In, Record> && first_overwrite;
+      const bool overwrite_rows =  // input records: every block writes its row (group_histogram_kernel)
+          !tile_groups_write_dest<In, Record> && rows != nullptr && first_overwrite;
       // 16-bit records merged with atomics: a partly empty last wave of second-pass blocks is filled with shorter
       // ones (H100, H = 16777216 in 289 one-block groups: see bench/NOTES.md, twenty-sixth session).
       const bool fill_last_wave = tile_groups_write_dest<In, Record> && rows == nullptr && !with_locks;
@@ -716,8 +717,7 @@ void launch_partitioned(const Source& src, Op op, typename Op::value_type* dest,
       }
       launch_after_prior(histogram, (fill_last_wave ? 2 * pl.grid : pl.grid) + groups, histogram_threads,
                          pl.shared_bytes, stream, records, offsets, l.slice_tiles, tiles, starts, groups, tickets,
-                         totals, src.f, op, dest, locks, rows, num_bins, group_of, pl.M, overwrite || overwrite_rows,
-                         pl.hot_slots);
+                         totals, src.f, op, dest, locks, rows, num_bins, group_of, pl.M, first_overwrite, pl.hot_slots);
       if (rows != nullptr)  // overwrite_rows: every group; otherwise a group's only block wrote its bins itself
         launch_after_prior(merge_group_rows_kernel<Op>, static_cast<unsigned>((num_bins + 255) / 256), 256, 0,
                            stream, rows, starts, num_bins, group_of, op, dest, overwrite_rows ? 0u : 2u,

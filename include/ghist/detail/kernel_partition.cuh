@@ -914,9 +914,9 @@ inline constexpr unsigned max_ticket_parts = 16;
 /// group's K blocks) over the slice's `tiles` tiles: with `tickets` (zeroed before; totals[g]: the group's records
 /// in the slice), the tiles its warps take from tickets[g], a few consecutive ones a ticket; without, tiles k,
 /// k + K, k + 2K, ..., each warp taking 32 at a time. slice_tiles is the row length of the offsets table.
-/// `overwrite`: with 16-bit records (tile_groups_write_dest) a group's only block writes all its bins (groups without
-/// records given one block each); with input records (rows only) every block writes its row, a group's only block
-/// too, and merge_group_rows_kernel writes every bin. Threads: the block's
+/// `overwrite`: the first slice of an overwriting call. With 16-bit records (tile_groups_write_dest) a group's only
+/// block then writes all its bins (groups without records given one block each); with input records and rows every
+/// block writes its row, a group's only block too, and merge_group_rows_kernel writes every bin. Threads: the block's
 /// (second_pass_threads). QueuedLocks (plan::lock_queue): the lock class's updates that change a bin wait in the
 /// warp's queue after the copies, lock_queue_bytes(Threads, sizeof(value)) bytes from lock_queue_offset(copies).
 template <class In, class BinFn, class Op, class Record = In, bool WarpPrivate = false, int Threads = partition_block,
