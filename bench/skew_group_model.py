@@ -44,15 +44,6 @@ def zipf_groups(H, RF, group_bins, s):
     return share, top
 
 
-def uniform_groups(H, RF, group_bins):
-    active = max(1, H // RF)
-    groups = -(-H // group_bins)
-    share = [0.0] * groups
-    for b in range(active):
-        share[b * RF // group_bins] += 1.0 / active
-    return share
-
-
 def blocks_for(totals, budget):
     """assign_group_blocks_kernel's blocks per group (groups with inputs; floats as the kernel's)."""
     total = sum(totals)
@@ -85,7 +76,7 @@ def main(argv):
     s = float(argv[5]) if len(argv) == 6 else 1.1
     share, top = zipf_groups(H, RF, group_bins, s)
     blocks = blocks_for(share, budget)
-    ushare = uniform_groups(H, RF, group_bins)
+    ushare, _ = zipf_groups(H, RF, group_bins, 0.0)  # exponent 0: every active bin alike, uniform input
     ublocks = blocks_for(ushare, budget)
     print(f"H = {H}, RF = {RF}, {len(share)} groups of {group_bins} bins, budget {budget}, Zipf({s})")
     print(f"  Zipf:    {sum(blocks)} blocks, busiest block {busiest(share, blocks, budget):.2f}x total / budget")
