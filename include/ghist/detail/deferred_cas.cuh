@@ -61,8 +61,9 @@ class deferred_cas_updater {
   /// waits too instead of retrying at once, where lanes of a warp fall out of step (ncu on Zipf(1.1), H = 12288: 6 of
   /// 32 lanes active). Lent H200, 2026-11-26, same run: Zipf(1.1) 4-23% faster (H = 12288 RF 1 746 -> 671 us), one
   /// bin +8% (113 -> 123), uniform unchanged (bench/results/2026-11-25-h200-hot-bins-second-kept-word.txt). The plain
-  /// loop keeps one word: there two cost uniform input 20% (the variants above); so does the loop over a slot per
-  /// active bin that redirects its updates (kernel_shared.cuh, redirected_visit).
+  /// loop keeps one word: there two cost uniform input 20% (the variants above); so do the loop over a slot per
+  /// active bin that redirects its updates (kernel_shared.cuh, redirected_visit) and, since its own slot words left
+  /// the compare-and-swap site, the sampled hot bins' loop for 32-bit values (two_site_visit).
   __device__ __forceinline__ void update2(T* words, int at, const T& v) {
     if (at == kept_at_) {
       kept_ = op_(kept_, v);

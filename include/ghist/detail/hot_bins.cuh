@@ -285,6 +285,19 @@ class hot_bin_slots {
       at = word + static_cast<int>(word < own_end_ ? threadIdx.x : threadIdx.x % 32);
     }
   }
+  /// find() as a redirect, for the sampled hot bins' loop with two update sites (kernel_shared.cuh): where b is hot,
+  /// `at` becomes the thread's word of it (its own slot word, its lane's replica or its share of a shared slot);
+  /// returns true when that word is the thread's own (a plain read-modify-write), false for the compare-and-swap
+  /// site (`at` left as the copy's word where b is not hot).
+  __device__ __forceinline__ bool redirect_own(int b, int& at) const {
+    static_assert(!Locked, "for the compare-and-swap class");
+    const unsigned e = table_[hot_bin_hash<hash_bits>(b, multiplier_)];
+    if (e >> 16 != static_cast<unsigned>(b)) return false;
+    const int word = static_cast<int>(e & 0xffffu);
+    const bool own = word < own_end_;
+    at = word + static_cast<int>(own ? threadIdx.x : ShareSlots ? shared_word_ : threadIdx.x % 32);
+    return own;
+  }
   /// The pass's tile counter (element_source::for_each_warp_tiles), 0 after choose(); the caller's barrier
   /// publishes it.
   __device__ __forceinline__ int* tile_counter() const { return counters_; }

@@ -372,8 +372,8 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           // (hot_bin_slots::redirect_any; a thread's own slot word takes the compare-and-swap too, which always wins)
           // instead of hot_visit's three. Lent H200, 2026-12-01, same run, RF unknown, H = 505..24576: Zipf(1.1)
           // 14-27% faster, one bin 3-10% slower, uniform within 3% (RF 63: 4-12% faster). With 32-bit values (the
-          // saturating add) the same loop lost 5-28% on Zipf(1.1) at H = 2048..49152 and 3-6% on one bin, so they keep
-          // hot_visit (bench/results/2026-12-01-h200-hot-split-kept.txt, section 3).
+          // saturating add) the same loop lost 5-28% on Zipf(1.1) at H = 2048..49152 and 3-6% on one bin (bench/results/
+          // 2026-12-01-h200-hot-split-kept.txt, section 3): they take two sites (below).
           auto select_visit = [&](const bin_update<T>& u) {
             const std::int64_t b = u.bin - lo;
             if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
@@ -383,7 +383,23 @@ __global__ void __launch_bounds__(shared_kernel_max_block<Owner>,
           };
           walk(select_visit);
         } else {
-          walk(hot_visit(std::false_type{}));
+          // 32-bit values (the saturating add): two update sites. The thread's own slot word takes a plain
+          // read-modify-write and everything else (the lane's replica, the thread's copy) one compare-and-swap site
+          // with one kept word (hot_bin_slots::redirect_own), where hot_visit branched to three sites and kept two
+          // words. Lent H100, 2026-12-07, same run, three rounds, against hot_visit (bench/results/2026-12-07-h100-
+          // two-site-hot-loop.txt): Zipf(1.1) with the RF unknown, RF 1, H = 505 / 2048 / 6144 / 12288 202 / 208 /
+          // 219 / 243 -> 162 / 164 / 182 / 222 us, RF 63 H = 505..49152 0.84-0.93x but 24576 1.06x; uniform with the
+          // RF unknown RF 1 within 1.5%, RF 63 0.89-0.97x; one bin 0.87-0.94x. With two kept words (update2) the same
+          // two sites gained about half as much (Zipf RF 1 H = 505..6144 0.87-0.90x) and lost up to 7% on uniform
+          // RF 63. (The partitioned second pass's one site, visit_hot, lost 4-6% with these two sites.)
+          auto two_site_visit = [&](const bin_update<T>& u) {
+            const std::int64_t b = u.bin - lo;
+            if (static_cast<std::uint64_t>(b) >= static_cast<std::uint64_t>(len)) return;
+            int at = sub_offset + static_cast<int>(b);
+            if (hot.redirect_own(static_cast<int>(b), at)) subs[at] = op(subs[at], u.value);
+            else deferred.update(subs, at, u.value);
+          };
+          walk(two_site_visit);
         }
       } else if constexpr (atomic_class_of<Op> == atomic_class::cas && !HotBins) {
         // One pass (lo = 0, len = num_bins): the bin is compared as the bin function made it, against the kernel's
